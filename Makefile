@@ -1,0 +1,40 @@
+# Shiftdesk: `make run` starts the app with demo data; `make test` runs the whole suite.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+PORT   ?= 8000
+
+.PHONY: run test lint bench fuzz clean install install-dev
+
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e .
+	touch $@
+
+$(VENV)/.installed-dev: $(VENV)/.installed pyproject.toml
+	$(BIN)/pip install --quiet -e '.[dev]'
+	touch $@
+
+install: $(VENV)/.installed
+install-dev: $(VENV)/.installed-dev
+
+run: install
+	SHIFTDESK_DEMO=1 $(BIN)/shiftdesk init --demo
+	SHIFTDESK_DEMO=1 SHIFTDESK_ISSUER=http://127.0.0.1:$(PORT)/auth $(BIN)/shiftdesk serve --port $(PORT)
+
+lint: install-dev
+	$(BIN)/ruff check app tests
+	$(BIN)/lint-imports
+
+test: lint
+	$(BIN)/pytest -n auto --dist loadgroup
+
+bench: install-dev
+	$(BIN)/python -m tests.bench
+
+fuzz: install-dev
+	SHIFTDESK_FUZZ_EXAMPLES=2000 $(BIN)/pytest tests/api/test_schemathesis.py -p no:xdist
+
+clean:
+	rm -rf $(VENV) instance .pytest_cache .ruff_cache .hypothesis

@@ -1,0 +1,32 @@
+"""Shiftdesk: one Flask app hosting the `/v1` API, sign-in and the staff UI.
+
+`create_app(settings)` builds everything; there is no module-level app.
+"""
+
+from __future__ import annotations
+
+from flask import Flask
+
+from app.config import ROOT, Settings
+
+
+def create_app(settings: Settings | None = None) -> Flask:
+    """Build the app from `settings` (default: read from `SHIFTDESK_*` variables)."""
+    from app import api, web
+
+    settings = settings or Settings.from_env()
+    flask_app = Flask(
+        __name__,
+        template_folder=str(ROOT / "templates"),
+        static_folder=str(ROOT / "static"),
+    )
+    flask_app.config.update(
+        SECRET_KEY=settings.secret_key,
+        MAX_CONTENT_LENGTH=settings.max_body_bytes,
+        SHIFTDESK=settings,
+        JSON_SORT_KEYS=False,
+    )
+    flask_app.json.sort_keys = False  # type: ignore[attr-defined]
+    api.init_app(flask_app, settings)
+    web.init_app(flask_app)
+    return flask_app

@@ -1,0 +1,140 @@
+"""The `/v1` service: wiring of the blueprint, error rendering, OpenAPI and the errors page.
+
+`init_app` attaches the API to the one Flask app. Errors under `/v1` always leave as RFC 9457
+problem documents — unknown routes, wrong methods, oversized bodies and crashes included —
+chosen by path, never by `Accept`; elsewhere the UI's handlers answer.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+from flask import Flask, Response, jsonify, render_template, request
+from joserfc.jwk import KeySet, RSAKey
+from werkzeug.exceptions import HTTPException
+
+from app.api.db import Database
+from app.api.pagination import Paginator
+from app.api.problems import ProblemError, problem_response
+from app.api.tokens import Verifier, load_signing_key
+from app.config import Settings
+from app.contract.problems import REGISTRY, ProblemCode
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class ApiState:
+    """What the API keeps per app: settings, database, token verifier, cursor signer."""
+
+    settings: Settings
+    db: Database
+    verifier: Verifier
+    paginator: Paginator
+    signing_key: RSAKey | None
+
+    def maintenance_mode(self) -> bool:
+        """Whether writes are refused right now."""
+        return self.settings.maintenance_mode
+
+
+def is_api_request() -> bool:
+    """Whether the current request is under `/v1` (errors then answer as problems)."""
+    return request.path == "/v1" or request.path.startswith("/v1/")
+
+
+def _http_problem(exc: HTTPException) -> ProblemError:
+    status = exc.code or 500
+    if status == 404:
+        return ProblemError(ProblemCode.ROUTE_NOT_FOUND,
+                            f"There is no endpoint at {request.path}; see /v1/openapi.json.")
+    if status == 405:
+        allowed = sorted(getattr(exc, "valid_methods", None) or [])
+        return ProblemError(
+            ProblemCode.METHOD_NOT_ALLOWED,
+            f"{request.method} is not allowed here; use {', '.join(allowed)}.",
+            headers={"Allow": ", ".join(allowed)},
+            allowed=allowed,
+        )
+    if status == 413:
+        limit = request.max_content_length or 0
+        return ProblemError(ProblemCode.PAYLOAD_TOO_LARGE,
+                            f"The body is larger than {limit} bytes.", maxBytes=limit)
+    if status == 415:
+        return ProblemError(ProblemCode.UNSUPPORTED_MEDIA_TYPE, "Send the body as JSON.")
+    if status < 500:
+        return ProblemError(ProblemCode.VALIDATION, exc.description or "Bad request.",
+                            path="", message=exc.description or "bad request")
+    return ProblemError(ProblemCode.INTERNAL_ERROR, "Something went wrong on our side.")
+
+
+def _register_error_handlers(app: Flask) -> None:
+    @app.errorhandler(ProblemError)
+    def _problem(exc: ProblemError) -> Response:
+        return problem_response(exc)
+
+    previous_http = app.error_handler_spec.get(None, {}).get(None, {}).get(HTTPException)
+
+    @app.errorhandler(HTTPException)
+    def _http(exc: HTTPException) -> Any:
+        if is_api_request():
+            return problem_response(_http_problem(exc))
+        if previous_http is not None:
+            return previous_http(exc)
+        return exc
+
+    @app.errorhandler(Exception)
+    def _crash(exc: Exception) -> Any:
+        if isinstance(exc, HTTPException):  # pragma: no cover - routed above
+            return _http(exc)
+        log.exception("unhandled error on %s %s", request.method, request.path)
+        if is_api_request():
+            return problem_response(
+                ProblemError(ProblemCode.INTERNAL_ERROR, "Something went wrong on our side.")
+            )
+        raise exc
+
+
+def init_app(app: Flask, settings: Settings) -> ApiState:
+    """Attach the `/v1` API to `app`."""
+    from app.api import routes
+    from app.api.routing import bp
+
+    routes.load()
+    if settings.jwks_url:
+        signing_key = None
+        verifier = Verifier(issuer=settings.issuer, audience=settings.audience,
+                            jwks_url=settings.jwks_url)
+    else:
+        signing_key = load_signing_key(settings.signing_key_path)
+        public = RSAKey.import_key(signing_key.as_dict(private=False))
+        verifier = Verifier(issuer=settings.issuer, audience=settings.audience,
+                            keys=KeySet([public]))
+    state = ApiState(
+        settings=settings,
+        db=Database(settings.database_url),
+        verifier=verifier,
+        paginator=Paginator(settings.secret_key),
+        signing_key=signing_key,
+    )
+    app.extensions["shiftdesk"] = state
+    if "api" not in app.blueprints:
+        app.register_blueprint(bp)
+
+    @app.get("/v1/openapi.json")
+    def openapi_document() -> Response:
+        from app.api.openapi import build_document
+
+        if "document" not in app.extensions.setdefault("shiftdesk_openapi", {}):
+            app.extensions["shiftdesk_openapi"]["document"] = build_document()
+        return jsonify(app.extensions["shiftdesk_openapi"]["document"])
+
+    @app.get("/v1/errors")
+    def error_codes() -> str:
+        codes = sorted(REGISTRY.items(), key=lambda item: (item[1].status, item[0]))
+        return render_template("api/errors.html", codes=codes)
+
+    _register_error_handlers(app)
+    return state

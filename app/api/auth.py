@@ -1,0 +1,163 @@
+"""Who is calling: bearer-token authentication and the caller's permissions (`Actor`).
+
+A bearer token is either an RS256 JWT from the identity provider (verified against its JWKS) or a
+bot's opaque API token (looked up by its SHA-256 hash). Either way the token names a user, whose
+RBAC roles give the permission rules. Routes call `actor.require(...)` for one object and
+`actor.where(...)` to filter lists. Raises `unauthenticated` (401) and `unauthorized` (403).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from flask import request
+from sqlalchemy import ColumnElement, select
+from sqlalchemy.orm import Session
+
+from app.api.authorization import Fields, sql_filter
+from app.api.domain.ability import Ability, build_rules
+from app.api.models import ApiToken, Permission, Provider, User, team_managers, user_rbac_roles
+from app.api.problems import ProblemError
+from app.api.tokens import TokenInvalid
+from app.contract.problems import ProblemCode
+
+BOT_TOKEN_PREFIX = "sdk_"
+
+
+def _unauthenticated(detail: str) -> ProblemError:
+    return ProblemError(
+        ProblemCode.UNAUTHENTICATED,
+        detail,
+        headers={"WWW-Authenticate": 'Bearer realm="shiftdesk", error="invalid_token"'},
+    )
+
+
+@dataclass
+class Actor:
+    """The signed-in user as the API sees them: identity, teams and permission rules."""
+
+    user_id: uuid.UUID
+    name: str
+    email: str
+    is_admin: bool
+    provider_id: uuid.UUID | None
+    team_ids: tuple[uuid.UUID, ...]
+    rules: list[dict[str, Any]] = field(default_factory=list)
+    ability: Ability = field(default_factory=Ability)
+
+    def can(self, action: str, subject: str, obj: Mapping[str, Any] | None = None) -> bool:
+        """Whether the actor may do `action` on `subject` (one object, or the type)."""
+        return self.ability.can(action, subject, obj)
+
+    def require(self, action: str, subject: str, obj: Mapping[str, Any] | None = None) -> None:
+        """Raise 403 `unauthorized` unless the actor may do `action` on `subject`."""
+        decision = self.ability.decide(action, subject, obj)
+        if not decision.allowed:
+            raise ProblemError(
+                ProblemCode.UNAUTHORIZED,
+                decision.reason,
+                action=action,
+                resource=subject,
+                reason=decision.reason,
+            )
+
+    def where(self, action: str, subject: str, fields: Fields) -> ColumnElement[bool]:
+        """A SQL condition selecting the rows of `subject` the actor may do `action` on."""
+        return sql_filter(self.ability, action, subject, fields)
+
+
+def hash_api_token(token: str) -> str:
+    """The stored form of a bot's opaque token."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def _bearer() -> str:
+    header = request.headers.get("Authorization", "")
+    scheme, _, token = header.partition(" ")
+    if not header:
+        raise _unauthenticated("Send an access token: Authorization: Bearer <token>.")
+    if scheme.lower() != "bearer" or not token.strip():
+        raise _unauthenticated("Use the Bearer scheme: Authorization: Bearer <token>.")
+    return token.strip()
+
+
+def _user_from_bot_token(session: Session, token: str) -> uuid.UUID:
+    row = session.scalar(select(ApiToken).where(ApiToken.token_hash == hash_api_token(token)))
+    now = datetime.now(UTC)
+    if row is None or (row.expires_at is not None and row.expires_at <= now):
+        raise _unauthenticated("The API token is unknown or has expired.")
+    return row.user_id
+
+
+def _user_from_jwt(token: str) -> uuid.UUID:
+    from flask import current_app
+
+    verifier = current_app.extensions["shiftdesk"].verifier
+    try:
+        claims = verifier.verify(token)
+        return uuid.UUID(str(claims["sub"]))
+    except (TokenInvalid, ValueError) as exc:
+        raise _unauthenticated("The access token is invalid or has expired; sign in again.") \
+            from exc
+
+
+def load_actor(session: Session, user_id: uuid.UUID) -> Actor | None:
+    """Build the actor for a user id, or None when the user does not exist or may not sign in."""
+    user = session.get(User, user_id)
+    if user is None or user.status == "dismissed":
+        return None
+    provider = session.get(Provider, user_id)
+    managed = session.scalars(
+        select(team_managers.c.team_id).where(team_managers.c.user_id == user_id)
+    ).all()
+    team_ids = list(dict.fromkeys([*managed, *([provider.team_id] if provider and
+                                               provider.team_id else [])]))
+    permissions = session.scalars(
+        select(Permission)
+        .join(user_rbac_roles, user_rbac_roles.c.rbac_role_id == Permission.rbac_role_id)
+        .where(user_rbac_roles.c.user_id == user_id)
+        .order_by(Permission.rbac_role_id, Permission.position, Permission.created_at)
+    ).all()
+    raw = [
+        {
+            "action": p.action,
+            "subject": p.subject,
+            "conditions": p.conditions,
+            "inverted": p.inverted,
+            "errorMessage": p.error_message,
+        }
+        for p in permissions
+    ]
+    placeholders = {
+        "id": str(user.id),
+        "providerId": str(provider.id) if provider else None,
+        "teamIds": [str(t) for t in team_ids],
+    }
+    return Actor(
+        user_id=user.id,
+        name=user.name,
+        email=user.email,
+        is_admin=user.is_admin,
+        provider_id=provider.id if provider else None,
+        team_ids=tuple(team_ids),
+        rules=raw,
+        ability=Ability(build_rules(raw, placeholders), is_admin=user.is_admin),
+    )
+
+
+def authenticate(session: Session) -> Actor:
+    """The actor of the current request's bearer token, or 401 `unauthenticated`."""
+    token = _bearer()
+    if token.startswith(BOT_TOKEN_PREFIX):
+        user_id = _user_from_bot_token(session, token)
+    else:
+        user_id = _user_from_jwt(token)
+    actor = load_actor(session, user_id)
+    if actor is None:
+        raise _unauthenticated("This account no longer exists or is not active.")
+    return actor

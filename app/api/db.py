@@ -1,0 +1,132 @@
+"""The database: engine, declarative base, column types that behave alike on SQLite and PostgreSQL,
+and `unit_of_work()`, the one transaction a request runs in.
+
+Must not know about Flask requests or the wire contract.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import JSON, DateTime, Engine, MetaData, TypeDecorator, create_engine, event
+from sqlalchemy.dialects import postgresql
+from sqlalchemy.orm import DeclarativeBase, Session, sessionmaker
+from sqlalchemy.pool import StaticPool
+
+NAMING = {
+    "ix": "ix_%(table_name)s_%(column_0_N_name)s",
+    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+
+class UtcDateTime(TypeDecorator[datetime]):
+    """An instant stored as UTC and always read back timezone-aware.
+
+    SQLite keeps no offset, so naive values are written in UTC and tagged UTC on the way out;
+    PostgreSQL uses `timestamptz`. Naive datetimes are refused at bind time: they are a bug.
+    """
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Any) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            raise ValueError("naive datetime bound to a UtcDateTime column")
+        value = value.astimezone(UTC)
+        return value.replace(tzinfo=None) if dialect.name == "sqlite" else value
+
+    def process_result_value(self, value: datetime | None, dialect: Any) -> datetime | None:
+        if value is None:
+            return None
+        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+JsonType = JSON(none_as_null=True).with_variant(postgresql.JSONB(none_as_null=True), "postgresql")
+"""JSON documents: JSONB on PostgreSQL, JSON text on SQLite.
+
+Python `None` is stored as SQL NULL (not the JSON text `null`), so `IS NULL` finds a value set to
+None exactly as it finds one never set; store a JSON null with `JSON.NULL` if ever needed.
+"""
+
+
+def new_id() -> uuid.UUID:
+    """A fresh random identifier."""
+    return uuid.uuid4()
+
+
+class Base(DeclarativeBase):
+    """Declarative base of every mapped class."""
+
+    metadata = MetaData(naming_convention=NAMING)
+
+
+def make_engine(url: str) -> Engine:
+    """Create the engine for `url`, with SQLite set up for concurrent readers and foreign keys."""
+    if url.startswith("sqlite"):
+        memory = url in ("sqlite://", "sqlite:///:memory:")
+        engine = create_engine(
+            url,
+            connect_args={"check_same_thread": False, "timeout": 30},
+            poolclass=StaticPool if memory else None,
+        )
+
+        @event.listens_for(engine, "connect")
+        def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
+            # Our own BEGIN (below) so that SQLite takes the write lock up front: two writers
+            # then queue instead of failing with "database is locked" half-way.
+            dbapi_connection.isolation_level = None
+            cursor = dbapi_connection.cursor()
+            cursor.execute("PRAGMA foreign_keys=ON")
+            if not memory:
+                cursor.execute("PRAGMA journal_mode=WAL")
+                cursor.execute("PRAGMA synchronous=NORMAL")
+            cursor.close()
+
+        @event.listens_for(engine, "begin")
+        def _sqlite_begin(connection: Any) -> None:
+            write = connection.get_execution_options().get("shiftdesk_write", False)
+            connection.exec_driver_sql("BEGIN IMMEDIATE" if write else "BEGIN")
+
+        return engine
+    return create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=20)
+
+
+class Database:
+    """The engine and session factory of one app."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.engine = make_engine(url)
+        self.sessions = sessionmaker(self.engine, expire_on_commit=False)
+
+    @contextmanager
+    def unit_of_work(self, *, write: bool = False) -> Iterator[Session]:
+        """One transaction: commit once on success, roll back on any exception.
+
+        `write=True` asks SQLite for its write lock at BEGIN; PostgreSQL ignores it.
+        """
+        session = self.sessions()
+        if self.engine.dialect.name == "sqlite":
+            # Execution options reach the connection before its BEGIN (see make_engine).
+            session.connection(execution_options={"shiftdesk_write": write})
+        try:
+            yield session
+            session.commit()
+        except BaseException:
+            session.rollback()
+            raise
+        finally:
+            session.close()
+
+    def dispose(self) -> None:
+        """Close every pooled connection."""
+        self.engine.dispose()

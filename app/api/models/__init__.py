@@ -1,0 +1,64 @@
+"""The SQLAlchemy mapped classes, one module per aggregate, all re-exported here.
+
+Importing this package registers every table on `Base.metadata` (Alembic relies on that).
+Must not hold queries or business rules.
+"""
+
+from app.api.models.appointments import Appointment, AppointmentType
+from app.api.models.authorization import Permission, RbacRole, user_rbac_roles
+from app.api.models.forecasting import DemandForecastRow
+from app.api.models.people import (
+    ApiToken,
+    EmploymentType,
+    Enrollment,
+    Provider,
+    ProviderSkill,
+    Role,
+    Team,
+    User,
+    provider_enrollments,
+    team_managers,
+)
+from app.api.models.reports import ReportRun
+from app.api.models.settings import AppSetting, Label, PayCode
+from app.api.models.shifts import Shift, ShiftPayCode, ShiftSegment, segment_labels
+from app.api.models.time_off import (
+    TimeOffDay,
+    TimeOffPolicy,
+    TimeOffRequest,
+    time_off_policy_members,
+)
+from app.api.models.timekeeping import Timecard, TimecardPunch
+
+__all__ = [
+    "ApiToken",
+    "AppSetting",
+    "Appointment",
+    "AppointmentType",
+    "DemandForecastRow",
+    "EmploymentType",
+    "Enrollment",
+    "Label",
+    "PayCode",
+    "Permission",
+    "Provider",
+    "ProviderSkill",
+    "RbacRole",
+    "ReportRun",
+    "Role",
+    "Shift",
+    "ShiftPayCode",
+    "ShiftSegment",
+    "Team",
+    "TimeOffDay",
+    "TimeOffPolicy",
+    "TimeOffRequest",
+    "Timecard",
+    "TimecardPunch",
+    "User",
+    "provider_enrollments",
+    "segment_labels",
+    "team_managers",
+    "time_off_policy_members",
+    "user_rbac_roles",
+]

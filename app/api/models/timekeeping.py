@@ -1,0 +1,74 @@
+"""Timekeeping: one timecard per provider per pay period, and its punches.
+
+Mapped classes only; the punch state machine and timesheets live in `app.api.domain`.
+"""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+from sqlalchemy import ForeignKey, Index, UniqueConstraint
+from sqlalchemy.orm import Mapped, mapped_column, relationship
+
+from app.api.db import Base, UtcDateTime, new_id
+from app.api.models.common import end_after_start, one_of, utcnow
+
+if TYPE_CHECKING:
+    from app.api.models.people import Provider
+
+PUNCH_ACTIONS = ("clock_in", "clock_out", "break_start", "break_end")
+PUNCH_STATES = ("pending", "approved", "rejected")
+
+
+class Timecard(Base):
+    """A provider's timecard for one pay period."""
+
+    __tablename__ = "timecards"
+    __table_args__ = (
+        UniqueConstraint("provider_id", "period_start"),
+        end_after_start("period_start", "period_end"),
+    )
+
+    id: Mapped[uuid.UUID] = mapped_column(primary_key=True, default=new_id)
+    provider_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("providers.id"))
+    period_start: Mapped[datetime] = mapped_column(UtcDateTime)
+    period_end: Mapped[datetime] = mapped_column(UtcDateTime)
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime, default=utcnow)
+
+    provider: Mapped[Provider] = relationship()
+    punches: Mapped[list[TimecardPunch]] = relationship(
+        back_populates="timecard",
+        cascade="all, delete-orphan",
+        passive_deletes=True,
+        order_by=lambda: (TimecardPunch.time, TimecardPunch.id),
+        lazy="selectin",
+    )
+
+
+class TimecardPunch(Base):
+    """One clock-in, clock-out or break punch on a timecard."""
+
+    __tablename__ = "timecard_punches"
+    __table_args__ = (
+        one_of("action", PUNCH_ACTIONS),
+        one_of("state", PUNCH_STATES),
+        Index(None, "timecard_id", "time"),
+        Index(None, "provider_id", "time"),
+    )
+
+    id: Mapped[uuid.UUID] = mapped_column(primary_key=True, default=new_id)
+    timecard_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("timecards.id", ondelete="CASCADE"))
+    # Denormalised from the timecard so that punch lists filter by provider without a join.
+    provider_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("providers.id"))
+    generated: Mapped[bool] = mapped_column(default=False)
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime, default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(UtcDateTime, default=utcnow, onupdate=utcnow)
+    action: Mapped[str]
+    state: Mapped[str] = mapped_column(default="pending")
+    time: Mapped[datetime] = mapped_column(UtcDateTime)
+    provider_note: Mapped[str | None]
+    admin_note: Mapped[str | None]
+
+    timecard: Mapped[Timecard] = relationship(back_populates="punches")

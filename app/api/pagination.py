@@ -1,0 +1,133 @@
+"""Keyset pagination with signed, opaque cursors.
+
+A list is ordered by a stable key (e.g. `start_date, id`); a cursor carries the last row's key,
+the list it belongs to and a fingerprint of its filters, signed so that a tampered, foreign or
+re-filtered cursor is refused as `validation` on `cursor`. Each page is one `WHERE key > last
+ORDER BY key LIMIT n+1` query, so page N costs what page 1 costs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, TypeVar
+
+from itsdangerous import BadSignature, URLSafeSerializer
+from pydantic import BaseModel
+from sqlalchemy import ColumnElement, Select, and_, or_
+from sqlalchemy.orm import Session
+
+from app.api.problems import validation
+from app.contract.common import ListQuery, format_timestamp, parse_timestamp
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class SortKey:
+    """One column of a keyset order; `descending` walks it from the largest value."""
+
+    column: ColumnElement[Any]
+    descending: bool = False
+
+
+def _encode(value: Any) -> Any:
+    if isinstance(value, datetime):
+        return {"t": format_timestamp(value)}
+    if isinstance(value, uuid.UUID):
+        return {"u": str(value)}
+    return value
+
+
+def _decode(value: Any) -> Any:
+    if isinstance(value, dict):
+        if "t" in value:
+            return parse_timestamp(value["t"])
+        if "u" in value:
+            return uuid.UUID(value["u"])
+    return value
+
+
+def _fingerprint(query: BaseModel | None) -> str:
+    if query is None:
+        return ""
+    data = query.model_dump(mode="json", exclude={"cursor", "page_size"})
+    return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:16]
+
+
+class Paginator:
+    """Signs and reads cursors for one app (one secret)."""
+
+    def __init__(self, secret: str) -> None:
+        self._serializer = URLSafeSerializer(secret, salt="shiftdesk.cursor")
+
+    def cursor_for(self, scope: str, query: BaseModel | None, key: Sequence[Any]) -> str:
+        """The opaque cursor continuing after a row whose sort key is `key`."""
+        return str(self._serializer.dumps(
+            {"s": scope, "f": _fingerprint(query), "k": [_encode(v) for v in key]}
+        ))
+
+    def read_cursor(
+        self, scope: str, query: BaseModel | None, cursor: str, width: int
+    ) -> list[Any]:
+        """The sort key inside a cursor, or `validation` on `cursor` when it is not ours."""
+        try:
+            payload = self._serializer.loads(cursor)
+        except BadSignature as exc:
+            raise validation("cursor", "the cursor is not valid; start again without it") from exc
+        if not isinstance(payload, dict) or payload.get("s") != scope:
+            raise validation("cursor", "the cursor belongs to another list")
+        if payload.get("f") != _fingerprint(query):
+            raise validation("cursor", "the cursor was made with other filters; start again")
+        key = payload.get("k")
+        if not isinstance(key, list) or len(key) != width:
+            raise validation("cursor", "the cursor is not valid; start again without it")
+        try:
+            return [_decode(v) for v in key]
+        except (ValueError, TypeError) as exc:
+            raise validation("cursor", "the cursor is not valid; start again without it") from exc
+
+    def page(
+        self,
+        session: Session,
+        statement: Select[Any],
+        *,
+        scope: str,
+        query: ListQuery,
+        order: Sequence[SortKey],
+    ) -> tuple[list[Any], str | None]:
+        """One page of `statement`'s rows and the cursor of the next page (None at the end).
+
+        `statement` selects one entity (or row); the last key column must be unique (an id).
+        """
+        if query.cursor:
+            after = self.read_cursor(scope, query, query.cursor, len(order))
+            statement = statement.where(_after(order, after))
+        statement = statement.order_by(
+            *(k.column.desc() if k.descending else k.column.asc() for k in order)
+        ).limit(query.page_size + 1)
+        rows = list(session.scalars(statement).unique().all())
+        if len(rows) <= query.page_size:
+            return rows, None
+        rows = rows[: query.page_size]
+        last = rows[-1]
+        key = [_value_of(last, k.column) for k in order]
+        return rows, self.cursor_for(scope, query, key)
+
+
+def _value_of(row: Any, column: ColumnElement[Any]) -> Any:
+    return getattr(row, column.key)  # type: ignore[attr-defined]
+
+
+def _after(order: Sequence[SortKey], values: Sequence[Any]) -> ColumnElement[bool]:
+    """Rows strictly after `values` in the keyset order: (a > x) OR (a = x AND b > y) …"""
+    clauses: list[ColumnElement[bool]] = []
+    for index, key in enumerate(order):
+        equal = [order[i].column == values[i] for i in range(index)]
+        beyond = key.column < values[index] if key.descending else key.column > values[index]
+        clauses.append(and_(*equal, beyond))
+    return or_(*clauses)

@@ -1,0 +1,33 @@
+"""The `/v1` views, one module per resource. Importing a module declares its endpoints."""
+
+from __future__ import annotations
+
+import importlib
+
+MODULES = (
+    "users",
+    "teams",
+    "roles",
+    "employment_types",
+    "providers",
+    "labels",
+    "pay_codes",
+    "shifts",
+    "time_off",
+    "timekeeping",
+    "appointment_types",
+    "appointments",
+    "reports",
+    "forecasting",
+    "permissions",
+)
+
+
+def load() -> None:
+    """Import every route module (idempotent: Python imports each once)."""
+    for name in MODULES:
+        try:
+            importlib.import_module(f"{__name__}.{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name != f"{__name__}.{name}":
+                raise

@@ -1,0 +1,75 @@
+"""Users: `GET /v1/users`, `GET /v1/users/{userId}` and `GET /v1/users/me` (extension).
+
+`/me` answers for anyone signed in: it is how a client learns who it is and what it may do.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from app.api.auth import Actor
+from app.api.models import RbacRole, User, user_rbac_roles
+from app.api.pagination import Paginator, SortKey
+from app.api.problems import not_found
+from app.api.routing import endpoint
+from app.api.subjects import USER
+from app.contract.permissions import PermissionRule
+from app.contract.users import UserListQuery, UserMe, UserPage, UserRead
+
+
+def _like(text: str) -> str:
+    """A LIKE pattern matching `text` anywhere, its wildcards taken literally."""
+    escaped = text.lower().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return f"%{escaped}%"
+
+
+@endpoint("GET", "/users", summary="List users", query=UserListQuery, response=UserPage,
+          tag="Users")
+def list_users(session: Session, actor: Actor, query: UserListQuery, pages: Paginator) -> UserPage:
+    """Users by name, filtered by type, employment status and a partial name."""
+    statement = select(User).where(
+        actor.where("view", "User", USER.columns),
+        User.type.in_(query.type),
+        User.status.in_(query.status),
+    )
+    if query.name:
+        statement = statement.where(func.lower(User.name).like(_like(query.name), escape="\\"))
+    rows, cursor = pages.page(session, statement, scope="users", query=query,
+                              order=[SortKey(User.name), SortKey(User.id)])
+    return UserPage(items=[UserRead.model_validate(u) for u in rows], cursor=cursor)
+
+
+@endpoint("GET", "/users/me", summary="Get the signed-in user", response=UserMe, tag="Users",
+          extension=True)
+def get_me(session: Session, actor: Actor) -> UserMe:
+    """The signed-in user, their provider id, teams, roles and effective permission rules."""
+    user = session.get(User, actor.user_id)
+    assert user is not None  # authenticate() loaded this user in the same transaction
+    roles = session.scalars(
+        select(RbacRole.name)
+        .join(user_rbac_roles, user_rbac_roles.c.rbac_role_id == RbacRole.id)
+        .where(user_rbac_roles.c.user_id == actor.user_id)
+        .order_by(RbacRole.name)
+    ).all()
+    rules = [PermissionRule.model_validate(r) for r in actor.rules]  # admins: isAdmin says all
+    return UserMe(
+        **UserRead.model_validate(user).model_dump(),
+        provider_id=actor.provider_id,
+        team_ids=list(actor.team_ids),
+        roles=list(roles),
+        permissions=rules,
+    )
+
+
+@endpoint("GET", "/users/<user_id>", summary="Get a user", response=UserRead,
+          codes=["user-not-found"], tag="Users")
+def get_user(session: Session, actor: Actor, user_id: uuid.UUID) -> UserRead:
+    """One user."""
+    user = session.get(User, user_id)
+    if user is None:
+        raise not_found("user", user_id)
+    actor.require("view", "User", USER.of(user))
+    return UserRead.model_validate(user)

@@ -1,0 +1,235 @@
+"""The `/v1` blueprint and `endpoint`, the decorator every API view is declared with.
+
+`endpoint` does the request edge once for all views: authentication, maintenance mode, query and
+body parsing into contract models (problems with paths on failure), path identifiers, the unit of
+work, and the JSON answer. It also records what it declared, so the OpenAPI document is generated
+from the same declarations that run. Views receive by keyword only what they name: `session`,
+`actor`, `query`, `body`, `settings`, `pages` (the cursor paginator) and their path parameters.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import re
+import types
+import typing
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from flask import Blueprint, Response, current_app, request
+from pydantic import BaseModel, TypeAdapter, ValidationError
+
+from app.api.problems import ProblemError, from_validation_error, validation
+from app.contract.common import ApiModel
+from app.contract.problems import ProblemCode
+
+bp = Blueprint("api", __name__, url_prefix="/v1")
+
+WRITE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+_PATH_PARAM = re.compile(r"<(?:[a-z]+:)?([a-z_]+)>")
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    """What one API view declares: the source of the OpenAPI document."""
+
+    method: str
+    rule: str
+    name: str
+    summary: str
+    description: str | None
+    query: type[ApiModel] | None
+    body: Any
+    response: Any
+    status: int
+    codes: tuple[str, ...]
+    extension: bool
+    public: bool
+    tag: str
+    path_params: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def openapi_path(self) -> str:
+        """`/shifts/<shift_id>` → `/v1/shifts/{shiftId}`."""
+        return "/v1" + _PATH_PARAM.sub(lambda m: "{" + camel(m.group(1)) + "}", self.rule)
+
+
+ENDPOINTS: list[Endpoint] = []
+
+
+def camel(name: str) -> str:
+    """snake_case → camelCase, as the wire spells parameters."""
+    head, *rest = name.split("_")
+    return head + "".join(part.capitalize() for part in rest)
+
+
+def _is_list(annotation: Any) -> bool:
+    origin = typing.get_origin(annotation)
+    if origin in (list, tuple, set):
+        return True
+    if origin in (typing.Union, types.UnionType):
+        return any(_is_list(arg) for arg in typing.get_args(annotation))
+    return False
+
+
+def _query_input(model: type[ApiModel]) -> dict[str, Any]:
+    """The query string as the model's aliases expect it: lists where the field is a list."""
+    data: dict[str, Any] = {}
+    for name, info in model.model_fields.items():
+        key = info.alias or name
+        if key not in request.args:
+            continue
+        if _is_list(info.annotation):
+            values: list[str] = []
+            for raw in request.args.getlist(key):
+                values.extend(v for v in raw.split(",") if v != "")
+            data[key] = values
+        else:
+            data[key] = request.args.get(key)
+    return data
+
+
+_ADAPTERS: dict[Any, TypeAdapter[Any]] = {}
+
+
+def _adapter(kind: Any) -> TypeAdapter[Any]:
+    if kind not in _ADAPTERS:
+        _ADAPTERS[kind] = TypeAdapter(kind)
+    return _ADAPTERS[kind]
+
+
+def _parse_body(kind: Any) -> Any:
+    mimetype = request.mimetype
+    if mimetype != "application/json" and not mimetype.endswith("+json"):
+        raise ProblemError(
+            ProblemCode.UNSUPPORTED_MEDIA_TYPE,
+            "Send the body as JSON with Content-Type: application/json.",
+        )
+    raw = request.get_data(cache=False)
+    if not raw.strip():
+        raise validation("/", "a JSON body is required")
+    try:
+        document = json.loads(raw)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise validation("/", f"the body is not valid JSON ({exc})") from exc
+    try:
+        return _adapter(kind).validate_python(document)
+    except ValidationError as exc:
+        raise from_validation_error(exc) from exc
+
+
+def _parse_path(params: dict[str, str], annotations: dict[str, Any]) -> dict[str, Any]:
+    parsed: dict[str, Any] = {}
+    for name, value in params.items():
+        if annotations.get(name) in (uuid.UUID, "uuid.UUID", "UUID"):
+            try:
+                parsed[name] = uuid.UUID(value)
+            except ValueError as exc:
+                raise validation(camel(name), "must be a UUID") from exc
+        else:
+            parsed[name] = value
+    return parsed
+
+
+def dump(value: Any) -> bytes | str:
+    """JSON text of a contract value, camelCase, timestamps in the wire format."""
+    if isinstance(value, BaseModel):
+        return value.model_dump_json(by_alias=True)
+    return _adapter(type(value)).dump_json(value, by_alias=True)
+
+
+def json_response(value: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
+    """A JSON response of a contract value."""
+    return Response(dump(value), status=status, mimetype="application/json", headers=headers)
+
+
+def endpoint(
+    method: str,
+    rule: str,
+    *,
+    summary: str,
+    query: type[ApiModel] | None = None,
+    body: Any = None,
+    response: Any = None,
+    status: int = 200,
+    codes: Sequence[str] = (),
+    extension: bool = False,
+    public: bool = False,
+    tag: str,
+    description: str | None = None,
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Declare an API view (see the module docstring); returns the view unchanged."""
+    method = method.upper()
+
+    def decorate(fn: Callable[..., Any]) -> Callable[..., Any]:
+        wanted = set(inspect.signature(fn).parameters)
+        annotations = typing.get_type_hints(fn)
+        write = method in WRITE_METHODS
+
+        def view(**path: str) -> Response:
+            from app.api.auth import authenticate
+
+            state = current_app.extensions["shiftdesk"]
+            settings = state.settings
+            if write and state.maintenance_mode():
+                raise ProblemError(
+                    ProblemCode.MAINTENANCE_MODE,
+                    "Shiftdesk is read-only for maintenance; try again shortly.",
+                    headers={"Retry-After": "120"},
+                )
+            kwargs: dict[str, Any] = _parse_path(path, annotations)
+            if "query" in wanted and query is not None:
+                try:
+                    kwargs["query"] = query.model_validate(_query_input(query))
+                except ValidationError as exc:
+                    raise from_validation_error(exc, query=True) from exc
+            if "body" in wanted and body is not None:
+                kwargs["body"] = _parse_body(body)
+            if "settings" in wanted:
+                kwargs["settings"] = settings
+            if "pages" in wanted:
+                kwargs["pages"] = state.paginator
+            with state.db.unit_of_work(write=write) as session:
+                if not public:
+                    actor = authenticate(session)
+                    if "actor" in wanted:
+                        kwargs["actor"] = actor
+                if "session" in wanted:
+                    kwargs["session"] = session
+                result = fn(**kwargs)
+            if isinstance(result, Response):
+                return result
+            headers: dict[str, str] = {}
+            if isinstance(result, tuple):
+                result, headers = result
+            if result is None:
+                return Response(status=204)
+            return json_response(result, status, headers)
+
+        view.__name__ = fn.__name__
+        view.__doc__ = fn.__doc__
+        bp.add_url_rule(rule, fn.__name__, view, methods=[method])
+        ENDPOINTS.append(
+            Endpoint(
+                method=method,
+                rule=rule,
+                name=fn.__name__,
+                summary=summary,
+                description=description or inspect.getdoc(fn),
+                query=query,
+                body=body,
+                response=response,
+                status=status,
+                codes=tuple(str(c) for c in codes),
+                extension=extension,
+                public=public,
+                tag=tag,
+                path_params=tuple(_PATH_PARAM.findall(rule)),
+            )
+        )
+        return fn
+
+    return decorate

@@ -1,0 +1,129 @@
+"""The `shiftdesk` command: init, serve, token. Its options are a stable interface.
+
+Reads settings once (`Settings.from_env`) and hands them down; prints only what each command
+promises (`token` prints the token alone on stdout).
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import click
+
+from app.config import Settings
+
+DEMO_ACCOUNTS = (
+    ("admin@example.com", "administrator: everything"),
+    ("manager@example.com", "unit manager: time off, timesheets, team schedule"),
+    ("scheduler@example.com", "scheduler: appointments and slot search"),
+    ("provider@example.com", "nurse: clock in and out, shifts, time off"),
+)
+
+
+@click.group()
+def main() -> None:
+    """Shiftdesk: staff scheduling and timekeeping."""
+
+
+@main.command()
+@click.option("--demo", is_flag=True, help="Load the demo organisation (idempotent).")
+@click.option("--scale", type=click.IntRange(min=1), default=None,
+              help="Make the demo organisation N providers big (for benchmarks).")
+def init(demo: bool, scale: int | None) -> None:
+    """Create the signing key if missing, migrate the database to head, load demo data."""
+    from app.api.db import Database
+    from app.api.migrate import upgrade
+    from app.api.tokens import load_signing_key
+
+    settings = Settings.from_env()
+    load_signing_key(settings.signing_key_path, create=True)
+    _ensure_sqlite_folder(settings)
+    upgrade(settings.database_url)
+    click.echo(f"Database at head: {_safe_url(settings.database_url)}", err=True)
+    if demo or scale:
+        from app.api.demo import load_demo
+
+        database = Database(settings.database_url)
+        try:
+            summary = load_demo(database, settings, providers=scale)
+        finally:
+            database.dispose()
+        click.echo(summary, err=True)
+
+
+@main.command()
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True)
+@click.option("--workers", type=click.IntRange(1, 64), default=1, show_default=True)
+@click.option("--threads", type=click.IntRange(1, 64), default=8, show_default=True)
+def serve(host: str, port: int, workers: int, threads: int) -> None:
+    """Serve the UI at /, the API at /v1 and sign-in at /auth (gunicorn)."""
+    from gunicorn.app.base import BaseApplication
+
+    from app import create_app
+
+    settings = Settings.from_env()
+    flask_app = create_app(settings)
+
+    class _Server(BaseApplication):  # type: ignore[misc]
+        def load_config(self) -> None:
+            options: dict[str, Any] = {
+                "bind": f"{host}:{port}", "workers": workers, "threads": threads,
+                "worker_class": "gthread", "accesslog": "-", "timeout": 60,
+            }
+            for key, value in options.items():
+                self.cfg.set(key, value)
+
+        def load(self) -> Any:
+            return flask_app
+
+    click.echo(f"Shiftdesk is running at http://{host}:{port}/", err=True)
+    if settings.demo:
+        click.echo("Demo accounts (password: demo):", err=True)
+        for email, what in DEMO_ACCOUNTS:
+            click.echo(f"  {email:<24} {what}", err=True)
+    _Server().run()
+
+
+@main.command()
+@click.argument("email")
+@click.option("--ttl", type=click.IntRange(min=1), default=None,
+              help="Lifetime in seconds (default: the access-token lifetime).")
+def token(email: str, ttl: int | None) -> None:
+    """Print a bearer access token for the user with EMAIL (nothing else on stdout)."""
+    from sqlalchemy import func, select
+
+    from app.api.db import Database
+    from app.api.models import User
+    from app.api.tokens import load_signing_key, mint_access_token
+
+    settings = Settings.from_env()
+    database = Database(settings.database_url)
+    try:
+        with database.unit_of_work() as session:
+            user = session.scalar(select(User).where(func.lower(User.email) == email.lower()))
+            if user is None:
+                click.echo(f"No user with email {email}.", err=True)
+                sys.exit(1)
+            user_id = str(user.id)
+    finally:
+        database.dispose()
+    key = load_signing_key(settings.signing_key_path)
+    click.echo(mint_access_token(key, subject=user_id, issuer=settings.issuer,
+                                 audience=settings.audience,
+                                 ttl=ttl or settings.access_token_ttl))
+
+
+def _ensure_sqlite_folder(settings: Settings) -> None:
+    url = settings.database_url
+    if url.startswith("sqlite:///") and url != "sqlite:///:memory:":
+        from pathlib import Path
+
+        Path(url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
+
+
+def _safe_url(url: str) -> str:
+    from sqlalchemy.engine import make_url
+
+    return make_url(url).render_as_string(hide_password=True)

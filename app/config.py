@@ -1,0 +1,70 @@
+"""Settings: one frozen model read once from `SHIFTDESK_*` variables.
+
+This is the only module that reads `os.environ`; everything else receives a `Settings`.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+ROOT = Path(__file__).resolve().parent.parent
+INSTANCE = ROOT / "instance"
+
+
+class Settings(BaseModel):
+    """Everything the app can be told from outside. Tests build one directly."""
+
+    model_config = ConfigDict(frozen=True)
+
+    database_url: str = f"sqlite:///{INSTANCE / 'shiftdesk.db'}"
+    secret_key: str = "dev-only-not-secret"
+    errors_url: str | None = Field(
+        default=None, description="Base of problem `type` URLs; default: this server's /v1/errors"
+    )
+    timezone: str = "America/New_York"
+    signing_key_path: Path = INSTANCE / "signing-key.json"
+    issuer: str = "http://127.0.0.1:8000/auth"
+    audience: str = "shiftdesk-api"
+    jwks_url: str | None = Field(
+        default=None, description="Verify tokens against this JWKS instead of the local key"
+    )
+    access_token_ttl: int = 900
+    maintenance_mode: bool = False
+    max_body_bytes: int = 1_048_576
+    slot_grid_minutes: int = 15
+    grace_minutes: int = 7
+    claim_notice_minutes: int = 120
+    max_batch_size: int = 1000
+    redis_url: str | None = None
+    api_url: str | None = None
+    demo: bool = False
+    development: bool = False
+
+    @field_validator("timezone")
+    @classmethod
+    def _known_zone(cls, value: str) -> str:
+        try:
+            ZoneInfo(value)
+        except (ZoneInfoNotFoundError, ValueError) as exc:
+            raise ValueError(f"unknown time zone {value!r}") from exc
+        return value
+
+    @property
+    def zone(self) -> ZoneInfo:
+        """The site's time zone."""
+        return ZoneInfo(self.timezone)
+
+    @classmethod
+    def from_env(cls, **overrides: object) -> Settings:
+        """Read `SHIFTDESK_<FIELD>` for every field; explicit overrides win."""
+        values: dict[str, object] = {}
+        for name in cls.model_fields:
+            raw = os.environ.get(f"SHIFTDESK_{name.upper()}")
+            if raw is not None and raw != "":
+                values[name] = raw
+        values.update({k: v for k, v in overrides.items() if v is not None})
+        return cls.model_validate(values)

@@ -1,0 +1,92 @@
+"""Permission rules on the wire: the Permission resource, its (beta) conditions update, and the
+effective rules a signed-in user holds.
+
+Shape only: what a condition means and how it is evaluated belongs to the API's authorization
+code, never to these models.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import ConfigDict, Field
+
+from app.contract.common import EXTENSION, ApiModel, Id, ListQuery, Page, Timestamp
+
+PermissionAction = Literal["create", "view", "edit", "approve", "sign_off", "manage"]
+"""What a rule allows; `manage` means any action."""
+
+SPEC_SUBJECTS: tuple[str, ...] = (
+    "AutoSchedulerJob", "BalanceReset", "DemandForecast", "Provider", "Report", "Shift", "Team",
+    "Timecard", "TimeOffRequest", "TimeOffPolicy", "Timesheet",
+)
+EXTENSION_SUBJECTS: tuple[str, ...] = (
+    "Appointment", "AppointmentType", "Label", "Permission", "User",
+)
+
+PermissionSubject = Literal[
+    "AutoSchedulerJob", "BalanceReset", "DemandForecast", "Provider", "Report", "Shift", "Team",
+    "Timecard", "TimeOffRequest", "TimeOffPolicy", "Timesheet",
+    # Extensions (DESIGN.md "Authorization"):
+    "Appointment", "AppointmentType", "Label", "Permission", "User",
+]
+"""What a rule is about: the spec's subjects plus the extensions listed in `EXTENSION_SUBJECTS`."""
+
+_SUBJECT_DESCRIPTION = (
+    "The resource kind the rule is about. "
+    f"Extensions beyond the spec: {', '.join(EXTENSION_SUBJECTS)}."
+)
+_CONDITIONS_DESCRIPTION = (
+    "A MongoDB-style query (`$eq $ne $in $nin $lt $lte $gt $gte $exists $and $or`) over the "
+    'resource\'s fields, with placeholders "$user.id", "$user.providerId", "$user.teamIds"; '
+    "null means the rule applies to every object."
+)
+
+
+class PermissionRead(ApiModel):
+    """A permission rule as stored in an RBAC role."""
+
+    id: Id
+    action: PermissionAction
+    subject: PermissionSubject = Field(description=_SUBJECT_DESCRIPTION)
+    inverted: bool = Field(description="A matching inverted rule denies instead of allowing.")
+    error_message: str | None = Field(
+        description="Why an inverted rule denies; becomes the 403 problem's `reason`."
+    )
+    created_at: Timestamp
+    conditions: Any = Field(default=None, description=_CONDITIONS_DESCRIPTION)
+
+
+class PermissionPage(Page[PermissionRead]):
+    """A page of permission rules."""
+
+    model_config = ConfigDict(json_schema_extra=EXTENSION)
+
+
+class PermissionListQuery(ListQuery):
+    """Query of the permission list (extension)."""
+
+    model_config = ConfigDict(json_schema_extra=EXTENSION)
+
+    subject: PermissionSubject | None = None
+
+
+class PermissionUpdate(ApiModel):
+    """Body of PATCH /v1/authorization/permissions/{permissionId} (beta): replace the conditions."""
+
+    conditions: dict[str, Any] | None = Field(
+        description=_CONDITIONS_DESCRIPTION
+        + " The spec types this member as any value; this API takes an object or null."
+    )
+
+
+class PermissionRule(ApiModel):
+    """One effective rule of the signed-in user, as the UI uses it to show only allowed actions."""
+
+    model_config = ConfigDict(json_schema_extra=EXTENSION)
+
+    action: PermissionAction
+    subject: PermissionSubject = Field(description=_SUBJECT_DESCRIPTION)
+    conditions: Any = Field(description=_CONDITIONS_DESCRIPTION)
+    inverted: bool
+    error_message: str | None

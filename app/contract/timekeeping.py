@@ -1,0 +1,203 @@
+"""Timekeeping on the wire: timecards and punches, the punch bodies, and timesheets with their
+warnings, errors, pay code totals and pay segments.
+
+Field names follow the spec exactly, including its quirk: the Timecard resource has
+`nextActions` while `/me` (`TimecardMe`) has `nextAction`. Shape only: the next-action state
+machine and the timesheet computation live in `app.api.domain`, never here.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import ConfigDict, Field, ValidationInfo, field_validator
+
+from app.contract.common import (
+    EXTENSION,
+    ApiModel,
+    Id,
+    ListQuery,
+    Omittable,
+    Page,
+    Timestamp,
+    is_absent,
+)
+
+PunchAction = Literal["clock_in", "clock_out", "break_start", "break_end"]
+"""What a punch records."""
+
+PunchState = Literal["pending", "approved", "rejected"]
+"""Review state of a punch; a new punch is `pending`."""
+
+TimesheetWarningType = Literal[
+    "clock_in_early", "clock_out_early", "clock_in_late", "clock_out_late", "missing_shift"
+]
+"""A punch that does not match the schedule."""
+
+TimesheetErrorType = Literal[
+    "no_clock_out", "invalid_shift", "missing_timecard", "missing_pay_period_template"
+]
+"""Something that keeps a timesheet from being computed in full."""
+
+PaySegmentType = Literal["working", "paid_break", "unpaid_break", "on_call", "time_off"]
+"""Kind of paid (or unpaid) time a pay segment covers; the spec does not list the values."""
+
+
+class TimecardPunchRead(ApiModel):
+    """One clock-in, clock-out or break punch on a timecard."""
+
+    id: Id
+    timecard_id: Id
+    provider_id: Id
+    generated: bool = Field(default=False, description="Created by the system, not a person.")
+    created_at: Timestamp
+    updated_at: Timestamp
+    action: PunchAction
+    state: PunchState
+    time: Timestamp
+    provider_note: str | None
+    admin_note: str | None
+
+
+class TimecardRead(ApiModel):
+    """A provider's timecard: its punches and the actions allowed next."""
+
+    punches: list[TimecardPunchRead]
+    next_actions: list[PunchAction] = Field(description="Punch actions allowed next.")
+
+
+class TimecardShift(ApiModel):
+    """The provider's current or next shift, as the clock-in page shows it."""
+
+    id: Id
+    start_date: Timestamp
+    end_date: Timestamp
+    on_call: bool
+
+
+class TimecardMe(ApiModel):
+    """The signed-in provider's own timecard; `nextShift` and `currentShift` are left out when
+    there is none."""
+
+    punches: list[TimecardPunchRead]
+    next_action: list[PunchAction] = Field(
+        description="Punch actions allowed next (named `nextAction` here, unlike the Timecard)."
+    )
+    next_shift: TimecardShift | None = Field(default=None, exclude_if=is_absent)
+    current_shift: TimecardShift | None = Field(default=None, exclude_if=is_absent)
+
+
+class PunchCreate(ApiModel):
+    """Body of POST /v1/timekeeping/timecard/punches."""
+
+    provider: Id
+    action: PunchAction = Field(
+        description="Must be one of the timecard's next actions, else `invalid-punch-action`."
+    )
+    time: Timestamp | None = Field(default=None, description="Defaults to now.")
+    state: PunchState = "pending"
+    provider_note: str | None = None
+    admin_note: str | None = None
+
+
+class PunchUpdate(ApiModel):
+    """Body of PATCH /v1/timekeeping/timecard/punches/{punchId} (extension): a manager's review."""
+
+    model_config = ConfigDict(json_schema_extra=EXTENSION)
+
+    state: Omittable[PunchState]
+    admin_note: str | None = None
+    time: Omittable[Timestamp]
+
+
+class TimesheetWarning(ApiModel):
+    """A punch that does not match the schedule."""
+
+    type: TimesheetWarningType
+    punch_id: Id
+
+
+class TimesheetError(ApiModel):
+    """A problem that keeps the timesheet from being complete; ids left out when not applicable."""
+
+    type: TimesheetErrorType
+    shift_id: Id | None = Field(default=None, exclude_if=is_absent)
+    timecard_id: Id | None = Field(default=None, exclude_if=is_absent)
+
+
+class PayCodeTotal(ApiModel):
+    """Scheduled against actual minutes under one pay code and role."""
+
+    pay_code_id: Id
+    role_id: Id | None = Field(description="Null for non-working time.")
+    scheduled: int = Field(description="Scheduled minutes.")
+    actual: int = Field(description="Worked minutes.")
+
+
+class PaySegment(ApiModel):
+    """A stretch of paid (or unpaid) time on a timesheet.
+
+    `endDate`, `payCodes`, `overtime` and `timeRanges` are left out when absent; the nullable
+    members are always present.
+    """
+
+    id: str
+    type: PaySegmentType = Field(
+        description="The spec does not list the values; these are the API's choice.",
+        json_schema_extra=EXTENSION,
+    )
+    start_date: Timestamp
+    item_id: str | None = None
+    shift_id: str | None = None
+    timecard_id: str | None = None
+    end_date: Timestamp | None = Field(default=None, exclude_if=is_absent)
+    pay_codes: list[str] | None = Field(
+        default=None, exclude_if=is_absent, description="Ids of the pay codes paid."
+    )
+    overtime: list[str] | None = Field(
+        default=None, exclude_if=is_absent, description="Ids of the overtime rules that applied."
+    )
+    time_ranges: list[str] | None = Field(default=None, exclude_if=is_absent)
+    work_rule_override: str | None = None
+    role: str | None = None
+
+
+class TimesheetRead(ApiModel):
+    """A provider's timesheet for a date range (extension: the spec shows only its parts)."""
+
+    model_config = ConfigDict(json_schema_extra=EXTENSION)
+
+    provider_id: Id
+    start_date: Timestamp
+    end_date: Timestamp
+    punches: list[TimecardPunchRead]
+    warnings: list[TimesheetWarning]
+    errors: list[TimesheetError]
+    pay_code_totals: list[PayCodeTotal]
+    pay_segments: list[PaySegment]
+
+
+class TimesheetPage(Page[TimesheetRead]):
+    """A page of timesheets, one per provider of a team (extension)."""
+
+    model_config = ConfigDict(json_schema_extra=EXTENSION)
+
+
+class TimesheetQuery(ListQuery):
+    """Query of GET /v1/timekeeping/timesheet: one provider's timesheet, or a page of a team's.
+
+    Exactly one of `provider` and `team` is required; paging applies to `team` only.
+    """
+
+    provider: Id | None = None
+    team: Id | None = Field(default=None, validate_default=True)
+    start_date: Timestamp
+    end_date: Timestamp
+
+    @field_validator("team")
+    @classmethod
+    def _provider_or_team(cls, team: Id | None, info: ValidationInfo) -> Id | None:
+        provider = info.data.get("provider")
+        if (provider is None) == (team is None) and "provider" in info.data:
+            raise ValueError("give either provider or team, not both or neither")
+        return team

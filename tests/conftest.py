@@ -1,0 +1,254 @@
+"""Shared fixtures: settings, a signing key, migrated databases on SQLite and PostgreSQL, apps,
+clients and tokens.
+
+Every API test that takes `api` runs twice, once per backend. The shared organisation
+(`tests.factories.build_world`) is migrated and loaded once per worker and backend into a
+template; read-only tests share one copy (`api`), tests that write get their own copy
+(`fresh_api`: a file copy on SQLite, `CREATE DATABASE … TEMPLATE` on PostgreSQL).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+from sqlalchemy import event
+
+from app import create_app
+from app.api.db import Database
+from app.api.migrate import upgrade
+from app.api.tokens import create_signing_key, mint_access_token
+from app.config import Settings
+from tests.factories import BOT_TOKEN, World, build_world
+
+PG_ADMIN = os.environ.get("SHIFTDESK_TEST_PG", "postgresql://postgres@127.0.0.1:5432/postgres")
+WORKER = os.environ.get("PYTEST_XDIST_WORKER", "main")
+BACKENDS = ("sqlite", "postgresql")
+
+
+def _pg_available() -> bool:
+    try:
+        with psycopg.connect(PG_ADMIN, connect_timeout=3):
+            return True
+    except psycopg.Error:
+        return False
+
+
+PG_AVAILABLE = _pg_available()
+if os.environ.get("CI") and not PG_AVAILABLE:  # CI must run both backends, never skip one
+    raise RuntimeError(f"PostgreSQL is not reachable at {PG_ADMIN}")
+
+
+def _pg_execute(sql: str) -> None:
+    with psycopg.connect(PG_ADMIN, autocommit=True) as conn:
+        conn.execute(sql)  # type: ignore[arg-type]
+
+
+def _pg_url(name: str) -> str:
+    return PG_ADMIN.rsplit("/", 1)[0].replace("postgresql://", "postgresql+psycopg://") + "/" + name
+
+
+@dataclass
+class Template:
+    """A migrated, seeded database that copies are made from."""
+
+    backend: str
+    url: str
+    path: Path | None  # SQLite file
+    name: str | None  # PostgreSQL database name
+    world: World
+
+    def copy(self, tmp: Path) -> tuple[str, Any]:
+        """A new database with the template's content: its URL and how to drop it."""
+        if self.backend == "sqlite":
+            assert self.path is not None
+            target = tmp / f"copy-{uuid.uuid4().hex}.db"
+            shutil.copyfile(self.path, target)
+            return f"sqlite:///{target}", lambda: None
+        name = f"sd_{WORKER}_{uuid.uuid4().hex[:10]}"
+        _pg_execute(f'CREATE DATABASE "{name}" TEMPLATE "{self.name}"')
+        return _pg_url(name), lambda: _pg_execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture(scope="session")
+def signing_key_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One RSA key per test worker."""
+    path = tmp_path_factory.mktemp("keys") / "signing-key.json"
+    create_signing_key(path)
+    return path
+
+
+def make_settings(url: str, key: Path, **overrides: Any) -> Settings:
+    """Settings for a test app on `url`."""
+    values: dict[str, Any] = {
+        "database_url": url,
+        "signing_key_path": key,
+        "secret_key": "test-secret",
+        "timezone": "America/New_York",
+        "issuer": "http://testserver/auth",
+        "errors_url": "https://errors.shiftdesk.test/v1/errors",
+    }
+    values.update(overrides)
+    return Settings(**values)
+
+
+@pytest.fixture(scope="session", params=BACKENDS)
+def template(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory,
+             ) -> Iterator[Template]:
+    """The migrated and seeded template database of one backend."""
+    backend = request.param
+    if backend == "postgresql":
+        if not PG_AVAILABLE:
+            pytest.skip("PostgreSQL is not running at 127.0.0.1:5432")
+        name = f"sd_tpl_{WORKER}_{uuid.uuid4().hex[:8]}"
+        _pg_execute(f'CREATE DATABASE "{name}"')
+        url, path = _pg_url(name), None
+    else:
+        path = tmp_path_factory.mktemp("db") / "template.db"
+        url, name = f"sqlite:///{path}", None
+    upgrade(url)
+    database = Database(url)
+    with database.unit_of_work(write=True) as session:
+        world = build_world(session)
+    database.dispose()
+    yield Template(backend, url, path, name, world)
+    if name:
+        _pg_execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+class Api:
+    """A Flask test client that signs requests in as a named user."""
+
+    def __init__(self, app: Flask, world: World, backend: str) -> None:
+        self.app = app
+        self.world = world
+        self.backend = backend
+        self.client: FlaskClient = app.test_client()
+        self._tokens: dict[str, str] = {}
+
+    @property
+    def settings(self) -> Settings:
+        """The app's settings."""
+        return self.app.config["SHIFTDESK"]
+
+    @property
+    def db(self) -> Database:
+        """The app's database."""
+        return self.app.extensions["shiftdesk"].db
+
+    def token(self, email: str, ttl: int = 600) -> str:
+        """An access token for the user with `email` (bots: their API token)."""
+        if email == "bot@example.com":
+            return BOT_TOKEN
+        if email not in self._tokens:
+            from tests.factories import uid
+
+            key = self.app.extensions["shiftdesk"].signing_key
+            self._tokens[email] = mint_access_token(
+                key, subject=str(uid(f"user:{email}")), issuer=self.settings.issuer,
+                audience=self.settings.audience, ttl=ttl,
+            )
+        return self._tokens[email]
+
+    def headers(self, user: str | None) -> dict[str, str]:
+        """The Authorization header for `user` (an email), or none."""
+        return {"Authorization": f"Bearer {self.token(user)}"} if user else {}
+
+    def request(self, method: str, path: str, *, user: str | None = "admin@example.com",
+                **kw: Any) -> Any:
+        """Send a request as `user` (default: the admin)."""
+        headers = {**self.headers(user), **kw.pop("headers", {})}
+        return self.client.open(path, method=method, headers=headers, **kw)
+
+    def get(self, path: str, **kw: Any) -> Any:
+        """GET as a user."""
+        return self.request("GET", path, **kw)
+
+    def post(self, path: str, **kw: Any) -> Any:
+        """POST as a user."""
+        return self.request("POST", path, **kw)
+
+    def patch(self, path: str, **kw: Any) -> Any:
+        """PATCH as a user."""
+        return self.request("PATCH", path, **kw)
+
+    def put(self, path: str, **kw: Any) -> Any:
+        """PUT as a user."""
+        return self.request("PUT", path, **kw)
+
+    def delete(self, path: str, **kw: Any) -> Any:
+        """DELETE as a user."""
+        return self.request("DELETE", path, **kw)
+
+    def walk(self, path: str, *, page_size: int, **kw: Any) -> list[list[dict[str, Any]]]:
+        """Every page of a list, following cursors to the end."""
+        pages: list[list[dict[str, Any]]] = []
+        params: dict[str, Any] = dict(kw.pop("query_string", {}), pageSize=page_size)
+        while True:
+            response = self.get(path, query_string=params, **kw)
+            assert response.status_code == 200, response.get_json()
+            body = response.get_json()
+            pages.append(body["items"])
+            if body["cursor"] is None:
+                return pages
+            params["cursor"] = body["cursor"]
+            assert len(pages) < 1000, "pagination does not end"
+
+    @contextmanager
+    def count_queries(self) -> Iterator[list[str]]:
+        """Collect the SQL statements the app runs inside the block."""
+        statements: list[str] = []
+
+        def _record(_conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
+            if not statement.lstrip().upper().startswith(("BEGIN", "PRAGMA", "COMMIT",
+                                                          "ROLLBACK", "SAVEPOINT", "RELEASE")):
+                statements.append(statement)
+
+        engine = self.db.engine
+        event.listen(engine, "before_cursor_execute", _record)
+        try:
+            yield statements
+        finally:
+            event.remove(engine, "before_cursor_execute", _record)
+
+
+@pytest.fixture(scope="session")
+def shared_db(template: Template, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """One copy of the template that read-only tests share."""
+    url, drop = template.copy(tmp_path_factory.mktemp("shared"))
+    yield url
+    drop()
+
+
+@pytest.fixture(scope="session")
+def api(template: Template, shared_db: str, signing_key_path: Path) -> Iterator[Api]:
+    """A client on the shared, read-only copy. Tests using it must not write."""
+    app = create_app(make_settings(shared_db, signing_key_path))
+    yield Api(app, template.world, template.backend)
+    app.extensions["shiftdesk"].db.dispose()
+
+
+@pytest.fixture
+def fresh_api(template: Template, signing_key_path: Path, tmp_path: Path) -> Iterator[Api]:
+    """A client on a database of its own, for tests that write."""
+    url, drop = template.copy(tmp_path)
+    app = create_app(make_settings(url, signing_key_path))
+    yield Api(app, template.world, template.backend)
+    app.extensions["shiftdesk"].db.dispose()
+    drop()
+
+
+@pytest.fixture
+def world(template: Template) -> World:
+    """Ids of the shared organisation."""
+    return template.world
