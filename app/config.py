@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import get_origin
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -41,8 +42,28 @@ class Settings(BaseModel):
     max_batch_size: int = 1000
     redis_url: str | None = None
     api_url: str | None = None
+    oidc_issuer: str | None = Field(
+        default=None, description="The UI's OpenID provider; default: the embedded one at `issuer`"
+    )
+    session_dir: Path = INSTANCE / "sessions"
     demo: bool = False
     development: bool = False
+    oidc_client_id: str = "shiftdesk-web"
+    oidc_redirect_uris: tuple[str, ...] = Field(
+        default=(), description="Sign-in redirect URIs of the built-in client (comma-separated)"
+    )
+    oidc_post_logout_redirect_uris: tuple[str, ...] = Field(
+        default=(), description="Where the built-in client may be sent after sign-out"
+    )
+    oidc_loopback_redirects: bool = Field(
+        default=True,
+        description="Also accept http://127.0.0.1 and http://localhost on any port (RFC 8252 "
+        "§7.3): /signin/callback after sign-in; /, /signin or /signed-out after sign-out",
+    )
+    idp_session_ttl: int = 43_200
+    refresh_token_ttl: int = 1_209_600
+    login_max_failures: int = 5
+    login_window_seconds: int = 900
 
     @field_validator("timezone")
     @classmethod
@@ -62,9 +83,13 @@ class Settings(BaseModel):
     def from_env(cls, **overrides: object) -> Settings:
         """Read `SHIFTDESK_<FIELD>` for every field; explicit overrides win."""
         values: dict[str, object] = {}
-        for name in cls.model_fields:
+        for name, field in cls.model_fields.items():
             raw = os.environ.get(f"SHIFTDESK_{name.upper()}")
             if raw is not None and raw != "":
-                values[name] = raw
+                values[name] = (
+                    [part.strip() for part in raw.split(",") if part.strip()]
+                    if get_origin(field.annotation) in (list, tuple)
+                    else raw
+                )
         values.update({k: v for k, v in overrides.items() if v is not None})
         return cls.model_validate(values)

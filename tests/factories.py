@@ -193,6 +193,7 @@ def build_world(session: Session) -> World:
                                start=START + timedelta(days=DAYS + 2), break_at=None, hours=12)
     on_call_shift.segments[0].type = "on_call"
     on_call_shift.segments[0].is_on_call = True
+    session.flush()  # ids come from the column default, set at flush
     world.ids.update(open_ed=open_ed.id, callout=callout.id)
 
     pto = m.TimeOffPolicy(id=uid("policy:pto"), type="paid-time-off", name="Paid time off",

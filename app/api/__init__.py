@@ -136,5 +136,14 @@ def init_app(app: Flask, settings: Settings) -> ApiState:
         codes = sorted(REGISTRY.items(), key=lambda item: (item[1].status, item[0]))
         return render_template("api/errors.html", codes=codes)
 
+    @app.after_request
+    def _api_headers(response: Response) -> Response:
+        if is_api_request():
+            # Answers carry personal data and depend on the bearer token: never cache or sniff.
+            response.headers.setdefault("Cache-Control", "no-store")
+            response.headers["X-Content-Type-Options"] = "nosniff"
+            response.vary.add("Authorization")
+        return response
+
     _register_error_handlers(app)
     return state

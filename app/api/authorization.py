@@ -12,10 +12,26 @@ import uuid
 from collections.abc import Mapping
 from typing import Any
 
-from sqlalchemy import ColumnElement, Uuid, and_, false, not_, or_, true
+from sqlalchemy import (
+    BigInteger,
+    Boolean,
+    ColumnElement,
+    Float,
+    Integer,
+    Numeric,
+    String,
+    Uuid,
+    and_,
+    false,
+    literal,
+    not_,
+    or_,
+    true,
+)
 
 from app.api.db import UtcDateTime
 from app.api.domain.ability import Ability
+from app.api.domain.conditions import UNSET, matches
 from app.contract.common import parse_timestamp
 
 Fields = Mapping[str, ColumnElement[Any]]
@@ -26,7 +42,14 @@ class _Unmatchable(Exception):
 
 
 def _coerce(column: ColumnElement[Any], value: Any) -> Any:
+    """The operand as the column's type; `_Unmatchable` when it is of another type.
+
+    Strict like `conditions.matches` (a string never equals a number, a boolean never equals 0),
+    and so that no operand reaches the database as a type it would refuse.
+    """
     kind = column.type
+    if value is UNSET:
+        raise _Unmatchable
     if value is None:
         return None
     try:
@@ -36,6 +59,19 @@ def _coerce(column: ColumnElement[Any], value: Any) -> Any:
             return parse_timestamp(value)
     except (ValueError, TypeError, AttributeError) as exc:
         raise _Unmatchable from exc
+    if isinstance(kind, Boolean):
+        same_type = isinstance(value, bool)
+    elif isinstance(kind, (Integer, Float, Numeric)):
+        same_type = isinstance(value, (int, float)) and not isinstance(value, bool)
+    elif isinstance(kind, String):
+        same_type = isinstance(value, str)
+    else:
+        same_type = True
+    if not same_type:
+        raise _Unmatchable
+    if isinstance(kind, Integer) and isinstance(value, int) and not -(2**31) <= value < 2**31:
+        # PostgreSQL reads an integer column's operand as int4: give wider ones a wider type.
+        return literal(value, BigInteger() if -(2**63) <= value < 2**63 else Numeric())
     return value
 
 
@@ -59,6 +95,8 @@ def _order(op: str, column: ColumnElement[Any], value: Any) -> ColumnElement[boo
     try:
         coerced = _coerce(column, value)
     except _Unmatchable:
+        return false()
+    if coerced is None:  # a placeholder filled with None: nothing is smaller or larger
         return false()
     compare = {
         "$lt": column < coerced, "$lte": column <= coerced,
@@ -84,7 +122,8 @@ def _leaf(op: str, column: ColumnElement[Any], operand: Any) -> ColumnElement[bo
 def to_sql(document: Any, fields: Fields) -> ColumnElement[bool]:
     """The SQL form of a filled condition document over a subject's fields.
 
-    A field the subject does not map can never match (it is not part of the resource).
+    A field the subject does not map is absent from every row, as from every object that
+    `matches` sees: `{"nope": null}` holds, `{"nope": 1}` does not.
     """
     if document is None:
         return true()
@@ -94,8 +133,8 @@ def to_sql(document: Any, fields: Fields) -> ColumnElement[bool]:
             parts.append(and_(true(), *(to_sql(item, fields) for item in value)))
         elif key == "$or":
             parts.append(or_(false(), *(to_sql(item, fields) for item in value)))
-        elif key not in fields:
-            parts.append(false())
+        elif key not in fields:  # absent from every row: decide as `matches` does for absence
+            parts.append(true() if matches({key: value}, {}) else false())
         elif isinstance(value, dict):
             parts.extend(_leaf(op, fields[key], operand) for op, operand in value.items())
         else:

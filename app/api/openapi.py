@@ -55,20 +55,27 @@ def _schema_for(kind: Any, mode: str, defs: dict[str, Any],
 
 
 def _problem_schema(code: str) -> dict[str, Any]:
+    """The problem document of one code: its `type` ends in `#<code>`, its status is fixed."""
     info = REGISTRY[code]
-    properties: dict[str, Any] = {}
+    properties: dict[str, Any] = {
+        "type": {"type": "string", "pattern": f"#{code}$"},
+        "status": {"const": info.status},
+    }
     required: list[str] = []
     for name, kind in info.members.items():
         optional = kind.endswith("?")
         properties[name] = _MEMBER_TYPES[kind.rstrip("?")]
         if not optional:
             required.append(name)
-    return {
+    schema: dict[str, Any] = {
         "allOf": [
             {"$ref": REF.format(model="Problem")},
             {"type": "object", "properties": properties, "required": required},
         ]
     }
+    if info.extension:
+        schema["x-shiftdesk-extension"] = True
+    return schema
 
 
 def _query_parameters(endpoint: Endpoint, defs: dict[str, Any]) -> list[dict[str, Any]]:
@@ -102,6 +109,10 @@ def _query_parameters(endpoint: Endpoint, defs: dict[str, Any]) -> list[dict[str
 
 def _operation(endpoint: Endpoint, defs: dict[str, Any],
                refs: dict[tuple[Any, str], Any]) -> dict[str, Any]:
+    # Parameters the view annotates `uuid.UUID` (once routing records them), else by name.
+    uuid_params = getattr(endpoint, "uuid_params", None)
+    if uuid_params is None:
+        uuid_params = [p for p in endpoint.path_params if p.endswith("id")]
     operation: dict[str, Any] = {
         "operationId": endpoint.name,
         "summary": endpoint.summary,
@@ -111,7 +122,7 @@ def _operation(endpoint: Endpoint, defs: dict[str, Any],
                 "name": camel(p),
                 "in": "path",
                 "required": True,
-                "schema": {"type": "string", "format": "uuid"} if p.endswith("id")
+                "schema": {"type": "string", "format": "uuid"} if p in uuid_params
                 else {"type": "string"},
             }
             for p in endpoint.path_params

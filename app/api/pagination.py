@@ -13,16 +13,16 @@ import json
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any, TypeVar
 
 from itsdangerous import BadSignature, URLSafeSerializer
 from pydantic import BaseModel
-from sqlalchemy import ColumnElement, Select, and_, or_
+from sqlalchemy import ColumnElement, Select, and_, false, or_
 from sqlalchemy.orm import Session
 
 from app.api.problems import validation
-from app.contract.common import ListQuery, format_timestamp, parse_timestamp
+from app.contract.common import ListQuery
 
 T = TypeVar("T")
 
@@ -37,7 +37,7 @@ class SortKey:
 
 def _encode(value: Any) -> Any:
     if isinstance(value, datetime):
-        return {"t": format_timestamp(value)}
+        return {"t": value.astimezone(UTC).isoformat()}  # microseconds kept: keys must be exact
     if isinstance(value, uuid.UUID):
         return {"u": str(value)}
     return value
@@ -46,7 +46,10 @@ def _encode(value: Any) -> Any:
 def _decode(value: Any) -> Any:
     if isinstance(value, dict):
         if "t" in value:
-            return parse_timestamp(value["t"])
+            parsed = datetime.fromisoformat(value["t"])
+            if parsed.tzinfo is None:
+                raise ValueError("cursor timestamp without offset")
+            return parsed.astimezone(UTC)
         if "u" in value:
             return uuid.UUID(value["u"])
     return value
@@ -107,9 +110,7 @@ class Paginator:
         if query.cursor:
             after = self.read_cursor(scope, query, query.cursor, len(order))
             statement = statement.where(_after(order, after))
-        statement = statement.order_by(
-            *(k.column.desc() if k.descending else k.column.asc() for k in order)
-        ).limit(query.page_size + 1)
+        statement = statement.order_by(*(_order_by(k) for k in order)).limit(query.page_size + 1)
         rows = list(session.scalars(statement).unique().all())
         if len(rows) <= query.page_size:
             return rows, None
@@ -123,11 +124,38 @@ def _value_of(row: Any, column: ColumnElement[Any]) -> Any:
     return getattr(row, column.key)  # type: ignore[attr-defined]
 
 
+def _nullable(column: ColumnElement[Any]) -> bool:
+    return bool(getattr(column, "nullable", True))
+
+
+def _order_by(key: SortKey) -> ColumnElement[Any]:
+    """The ORDER BY term; NULL sorts as the largest value on every backend (SQLite and
+    PostgreSQL disagree by default), which `_after` relies on."""
+    if not _nullable(key.column):
+        return key.column.desc() if key.descending else key.column.asc()
+    return key.column.desc().nulls_first() if key.descending else key.column.asc().nulls_last()
+
+
+def _equal(column: ColumnElement[Any], value: Any) -> ColumnElement[bool]:
+    return column.is_(None) if value is None else column == value
+
+
+def _beyond(key: SortKey, value: Any) -> ColumnElement[bool]:
+    """Rows after `value` in this key's direction, NULL being the largest value."""
+    column = key.column
+    if value is None:
+        return column.is_not(None) if key.descending else false()
+    if key.descending:
+        return column < value
+    if _nullable(column):
+        return or_(column > value, column.is_(None))
+    return column > value
+
+
 def _after(order: Sequence[SortKey], values: Sequence[Any]) -> ColumnElement[bool]:
     """Rows strictly after `values` in the keyset order: (a > x) OR (a = x AND b > y) …"""
     clauses: list[ColumnElement[bool]] = []
     for index, key in enumerate(order):
-        equal = [order[i].column == values[i] for i in range(index)]
-        beyond = key.column < values[index] if key.descending else key.column > values[index]
-        clauses.append(and_(*equal, beyond))
+        equal = [_equal(order[i].column, values[i]) for i in range(index)]
+        clauses.append(and_(*equal, _beyond(key, values[index])))
     return or_(*clauses)

@@ -58,6 +58,13 @@ def validation(path: str, message: str, errors: Sequence[FieldError] | None = No
     )
 
 
+def negative_range(path: str = "endDate") -> ProblemError:
+    """A 400 `negative-range`: the end named by `path` does not come after its start."""
+    return ProblemError(ProblemCode.NEGATIVE_RANGE,
+                        f"{path} must come after the start; swap them or widen the window.",
+                        path=path)
+
+
 def not_found(resource: str, ident: object) -> ProblemError:
     """A 404 for the named resource (`shift` → `shift-not-found`)."""
     name = resource.replace("-", " ").capitalize()

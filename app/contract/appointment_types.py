@@ -1,6 +1,7 @@
 """Appointment types on the wire: the AppointmentType resource and its create and update bodies.
 
-Shape only. Archived types (DELETE archives) are not listed, so the list query has no archive flag.
+Shape only. Archived types (DELETE archives) are not listed, so the list query has no archive flag;
+they stay readable by id, where `archived` (extension) tells them apart.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from typing import Annotated
 from pydantic import Field
 
 from app.contract.common import (
+    EXTENSION,
     ApiModel,
     Id,
     ListQuery,
@@ -38,6 +40,12 @@ class AppointmentTypeRead(OpenModel):
     length: int = Field(description="Duration in minutes.")
     allowed_roles: list[Id] | None = Field(description=_ALLOWED_ROLES)
     skill_requirement: SkillRequirement | None = Field(default=None, description=_SKILL_REQUIREMENT)
+    archived: bool = Field(
+        default=False,
+        description="Whether the type was archived (DELETE): hidden from lists, still readable "
+        "by id.",
+        json_schema_extra=EXTENSION,
+    )
 
 
 class AppointmentTypePage(Page[AppointmentTypeRead]):

@@ -73,6 +73,9 @@ REGISTRY: dict[str, CodeInfo] = {
     **{f"{name}-not-found": CodeInfo(404, f"{name.replace('-', ' ').capitalize()} not found")
        for name in _NOT_FOUND},
     "no-assigned-team": CodeInfo(404, "No assigned team"),
+    # Extensions: the spec has these reads but no code for their missing objects.
+    "employment-type-not-found": CodeInfo(404, "Employment type not found", extension=True),
+    "permission-not-found": CodeInfo(404, "Permission not found", extension=True),
     "route-not-found": CodeInfo(404, "No such endpoint", extension=True),
     # 405, 413, 415 (extensions: transport-level problems under /v1)
     "method-not-allowed": CodeInfo(405, "Method not allowed", {"allowed": "string[]"}, True),

@@ -124,6 +124,14 @@ class ShiftListQuery(ListQuery):
     )
 
 
+class ShiftGetQuery(ApiModel):
+    """Query of GET /v1/shifts/{shiftId}."""
+
+    include_display_names: bool = Field(
+        default=False, description="Fill providerName, roleName and roleColor."
+    )
+
+
 class ShiftSegmentCreate(ApiModel):
     """A segment of a shift being created or replaced (extension).
 

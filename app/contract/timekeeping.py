@@ -66,6 +66,16 @@ class TimecardRead(ApiModel):
     next_actions: list[PunchAction] = Field(description="Punch actions allowed next.")
 
 
+class TimecardQuery(ApiModel):
+    """Query of GET /v1/timekeeping/timecard/{provider} (extension): which pay period to show."""
+
+    start_date: Timestamp | None = Field(
+        default=None,
+        description="Show the timecard of the pay period containing this instant; default: now.",
+        json_schema_extra=EXTENSION,
+    )
+
+
 class TimecardShift(ApiModel):
     """The provider's current or next shift, as the clock-in page shows it."""
 

@@ -11,6 +11,7 @@ translation of the same documents lives in `app.api.authorization`. No Flask, no
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from datetime import datetime
@@ -94,6 +95,8 @@ def _validate_operand(value: Any, path: str) -> Iterator[ConditionError]:
 def _validate_scalar(value: Any, path: str) -> Iterator[ConditionError]:
     if isinstance(value, (dict, list)):
         yield ConditionError(path, "expected a single value here")
+    elif isinstance(value, float) and not math.isfinite(value):
+        yield ConditionError(path, "numbers must be finite")
     elif isinstance(value, str) and value.startswith("$user.") and value not in PLACEHOLDERS:
         yield ConditionError(path, f"unknown placeholder {value}; known: "
                              + ", ".join(sorted(PLACEHOLDERS)))
@@ -104,13 +107,19 @@ def _escape(key: str) -> str:
 
 
 def fill(document: Any, user: Mapping[str, Any]) -> Any:
-    """Replace placeholders with the user's values (`user` keys: id, providerId, teamIds)."""
+    """Replace placeholders with the user's values (`user` keys: id, providerId, teamIds).
+
+    A placeholder the user has no value for (`$user.providerId` of someone who is not a
+    provider) becomes `UNSET`, which equals nothing: `{"provider": "$user.providerId"}` must not
+    read as "provider is null", i.e. every open shift.
+    """
     if isinstance(document, dict):
         return {key: fill(value, user) for key, value in document.items()}
     if isinstance(document, list):
         return [fill(item, user) for item in document]
     if isinstance(document, str) and document in PLACEHOLDERS:
-        return user.get(document.removeprefix("$user."))
+        value = user.get(document.removeprefix("$user."))
+        return UNSET if value is None else value
     return document
 
 
@@ -139,13 +148,41 @@ def _norm(value: Any) -> Any:
     return value
 
 
+class _Unmatchable:
+    """Stands for an operand of another type than the value: equal to nothing, unordered."""
+
+    def __eq__(self, other: object) -> bool:
+        return False
+
+    def __lt__(self, other: object) -> bool:
+        raise TypeError("unmatchable operand")
+
+    __gt__ = __le__ = __ge__ = __lt__
+    __hash__ = None  # type: ignore[assignment]
+
+
+_UNMATCHABLE = _Unmatchable()
+UNSET: Any = _UNMATCHABLE
+"""What `fill` puts for a placeholder the user has no value for: equal to nothing, unordered."""
+
+
 def _coerce(operand: Any, like: Any) -> Any:
-    """Bring an operand to the type of the object's value (timestamps arrive as strings)."""
+    """Bring an operand to the type of the object's value (timestamps and ids arrive as strings).
+
+    A boolean never stands for a number nor the reverse, as in SQL (`app.api.authorization`).
+    """
+    if isinstance(like, bool) != isinstance(operand, bool):
+        return _UNMATCHABLE
     if isinstance(like, datetime) and isinstance(operand, str):
         try:
             return parse_timestamp(operand)
         except ValueError:
-            return operand
+            return _UNMATCHABLE
+    if isinstance(like, UUID) and isinstance(operand, str):
+        try:
+            return str(UUID(operand))
+        except ValueError:
+            return _UNMATCHABLE
     return _norm(operand)
 
 

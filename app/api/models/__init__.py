@@ -7,6 +7,7 @@ Must not hold queries or business rules.
 from app.api.models.appointments import Appointment, AppointmentType
 from app.api.models.authorization import Permission, RbacRole, user_rbac_roles
 from app.api.models.forecasting import DemandForecastRow
+from app.api.models.identity import LoginAttempt, OAuthAuthorizationCode, OAuthRefreshToken
 from app.api.models.people import (
     ApiToken,
     EmploymentType,
@@ -39,6 +40,9 @@ __all__ = [
     "EmploymentType",
     "Enrollment",
     "Label",
+    "LoginAttempt",
+    "OAuthAuthorizationCode",
+    "OAuthRefreshToken",
     "PayCode",
     "Permission",
     "Provider",

@@ -26,8 +26,4 @@ MODULES = (
 def load() -> None:
     """Import every route module (idempotent: Python imports each once)."""
     for name in MODULES:
-        try:
-            importlib.import_module(f"{__name__}.{name}")
-        except ModuleNotFoundError as exc:
-            if exc.name != f"{__name__}.{name}":
-                raise
+        importlib.import_module(f"{__name__}.{name}")

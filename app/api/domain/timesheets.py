@@ -1,0 +1,467 @@
+"""The timesheet of one provider for a window `[start, end)`: punches against the schedule.
+
+Input is plain data (shifts with segments, punches, timecard periods, settings); output is the
+punches in the window, warnings, errors, scheduled-versus-actual minutes per pay code and role,
+and the pay segments actually worked. Rules (DESIGN.md "Timesheets"):
+
+- Rejected punches are ignored; pending and approved ones count. Punches pair into sessions by
+  the timecard state machine: clock_in … [break_start … break_end]* … clock_out.
+- A session belongs to the shift whose start is nearest its clock-in, among the shifts that start
+  at most `missing_shift_tolerance` (2 h) after the clock-in and have not ended by it; none is a
+  `missing_shift` warning. The first clock-in and the last clock-out of a shift with working time
+  are compared with its start and end: beyond `grace_minutes` they are `clock_in_early`/`_late`
+  and `clock_out_early`/`_late`.
+- A clock-in without a clock-out is `no_clock_out` once overdue: when another clock-in follows it,
+  when its shift has ended, or — without a shift — when its pay period is over, and at the latest
+  `MAX_SESSION` after clocking in. An overdue session counts no time (its end is unknown); a
+  session still running counts until `now`.
+- A shift in the window is `invalid_shift` when it has no working or on-call segment, a segment
+  outside it, or overlapping segments (it is then scheduled as nothing); `missing_timecard` when
+  it has started and no timecard's period holds its start. `missing_pay_period_template` when the
+  provider has none.
+- Actual time is clock-in to clock-out minus punched breaks; the part of a punched break inside a
+  scheduled `paid_break` is paid (`paid_break`, role null), the rest is `unpaid_break`. Worked time
+  takes the role of the shift's working/on-call segment it falls in, else the shift's first role
+  (unmatched sessions: the provider's default role), and the shift's pay code (else the default).
+- Scheduled time is the working (per role) and paid-break (role null) segments of the valid
+  shifts in the window. Minutes are whole minutes of each total's exact seconds.
+- Everything is computed on UTC instants; the site zone only places the local midnights at which
+  pay segments are cut (one pay segment never spans two local days).
+
+Pure code: no Flask, no SQL, no clock (`now` is part of the input).
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from datetime import date, datetime, timedelta, tzinfo
+from itertools import pairwise
+from typing import Literal
+from uuid import UUID
+
+from app.api.domain import intervals as iv
+from app.api.domain.intervals import Interval
+from app.api.domain.timecards import MAX_SESSION, Punch, effective, local_midnights
+from app.contract.timekeeping import TimesheetErrorType, TimesheetWarningType
+
+DEFAULT_GRACE_MINUTES = 7
+MISSING_SHIFT_TOLERANCE = timedelta(hours=2)
+"""How long before a shift's start a clock-in still belongs to it."""
+
+ROLE_SEGMENTS = ("working", "on_call")
+"""Segment types that give worked time its role."""
+
+PAY_SEGMENT_NAMESPACE = uuid.UUID("0b6c3f0e-4f6e-4d55-9a51-6f1c0a3d2e71")
+"""Namespace of the deterministic pay segment ids."""
+
+PieceType = Literal["working", "paid_break", "unpaid_break"]
+
+
+@dataclass(frozen=True)
+class ScheduledSegment:
+    """A part of a scheduled shift."""
+
+    type: str
+    start: datetime
+    end: datetime
+    role_id: UUID | None = None
+
+    @property
+    def span(self) -> Interval[datetime]:
+        """The segment's time."""
+        return Interval(self.start, self.end)
+
+
+@dataclass(frozen=True)
+class ScheduledShift:
+    """A shift of the provider (callouts already left out by the caller)."""
+
+    id: UUID
+    start: datetime
+    end: datetime
+    segments: tuple[ScheduledSegment, ...] = ()
+    pay_code_id: UUID | None = None
+
+    @property
+    def span(self) -> Interval[datetime]:
+        """The shift's time."""
+        return Interval(self.start, self.end)
+
+    @property
+    def has_working_time(self) -> bool:
+        """Whether any segment is working time (early/late warnings need one)."""
+        return any(s.type == "working" for s in self.segments)
+
+    @property
+    def invalid_reason(self) -> str | None:
+        """Why the shift cannot be paid as scheduled, or None when it can."""
+        if not any(s.type in ROLE_SEGMENTS for s in self.segments):
+            return "it has no working or on-call segment"
+        if any(not self.span.covers(s.span) for s in self.segments):
+            return "a segment lies outside the shift"
+        ordered = sorted(self.segments, key=lambda s: s.start)
+        if any(b.start < a.end for a, b in pairwise(ordered)):
+            return "segments overlap"
+        return None
+
+    @property
+    def primary_role(self) -> UUID | None:
+        """The role of the first working (else on-call) segment."""
+        for kind in ROLE_SEGMENTS:
+            for segment in self.segments:
+                if segment.type == kind:
+                    return segment.role_id
+        return None
+
+
+@dataclass(frozen=True)
+class TimecardPeriod:
+    """A timecard of the provider and the pay period it covers."""
+
+    id: UUID
+    start: datetime
+    end: datetime
+
+    @property
+    def span(self) -> Interval[datetime]:
+        """The pay period."""
+        return Interval(self.start, self.end)
+
+
+@dataclass(frozen=True)
+class TimesheetInput:
+    """Everything a timesheet is computed from."""
+
+    start: datetime
+    end: datetime
+    now: datetime
+    zone: tzinfo
+    shifts: Sequence[ScheduledShift] = ()
+    punches: Sequence[Punch] = ()
+    timecards: Sequence[TimecardPeriod] = ()
+    has_pay_period_template: bool = True
+    default_pay_code_id: UUID | None = None
+    default_role_id: UUID | None = None
+    grace_minutes: int = DEFAULT_GRACE_MINUTES
+    missing_shift_tolerance: timedelta = MISSING_SHIFT_TOLERANCE
+
+
+@dataclass(frozen=True)
+class TimesheetWarning:
+    """A punch that does not match the schedule."""
+
+    type: TimesheetWarningType
+    punch_id: UUID
+
+
+@dataclass(frozen=True)
+class TimesheetError:
+    """Something that keeps the timesheet from being complete."""
+
+    type: TimesheetErrorType
+    shift_id: UUID | None = None
+    timecard_id: UUID | None = None
+
+
+@dataclass(frozen=True)
+class PayCodeTotal:
+    """Scheduled and actual whole minutes under one pay code and role."""
+
+    pay_code_id: UUID
+    role_id: UUID | None
+    scheduled: int
+    actual: int
+
+
+@dataclass(frozen=True)
+class PaySegment:
+    """A contiguous piece of punched time within one local day."""
+
+    id: str
+    type: PieceType
+    start: datetime
+    end: datetime
+    shift_id: UUID | None
+    timecard_id: UUID | None
+    pay_codes: tuple[UUID, ...]
+    role_id: UUID | None
+
+    @property
+    def seconds(self) -> int:
+        """Length in whole seconds."""
+        return iv.total_seconds([Interval(self.start, self.end)])
+
+
+@dataclass(frozen=True)
+class Timesheet:
+    """The computed timesheet."""
+
+    punches: list[Punch]
+    warnings: list[TimesheetWarning]
+    errors: list[TimesheetError]
+    pay_code_totals: list[PayCodeTotal]
+    pay_segments: list[PaySegment]
+
+
+@dataclass
+class _Session:
+    """A clock-in and what followed it until the clock-out (if any)."""
+
+    clock_in: Punch
+    clock_out: Punch | None = None
+    breaks: list[Interval[datetime]] = field(default_factory=list)
+    break_start: datetime | None = None
+    superseded: bool = False
+
+    def close_break(self, at: datetime) -> None:
+        if self.break_start is not None and self.break_start < at:
+            self.breaks.append(Interval(self.break_start, at))
+        self.break_start = None
+
+
+def sessions_of(punches: Sequence[Punch]) -> list[_Session]:
+    """Pair the counted punches into sessions; stray breaks and clock-outs are skipped."""
+    sessions: list[_Session] = []
+    current: _Session | None = None
+    for punch in effective(punches):
+        if punch.action == "clock_in":
+            if current is not None:
+                current.superseded = True
+                sessions.append(current)
+            current = _Session(punch)
+        elif current is None:
+            continue
+        elif punch.action == "break_start":
+            if current.break_start is None:
+                current.break_start = punch.time
+        elif punch.action == "break_end":
+            current.close_break(punch.time)
+        elif punch.action == "clock_out":
+            current.close_break(punch.time)
+            current.clock_out = punch
+            sessions.append(current)
+            current = None
+    if current is not None:
+        sessions.append(current)
+    return sessions
+
+
+def match_shift(clock_in: datetime, shifts: Sequence[ScheduledShift],
+                tolerance: timedelta = MISSING_SHIFT_TOLERANCE) -> ScheduledShift | None:
+    """The shift a clock-in belongs to: nearest start among those it may belong to, or None."""
+    candidates = [s for s in shifts if s.start - tolerance <= clock_in < s.end]
+    return min(candidates, key=lambda s: (abs(clock_in - s.start), s.start, str(s.id)),
+               default=None)
+
+
+def _timecard_at(moment: datetime, timecards: Sequence[TimecardPeriod]) -> TimecardPeriod | None:
+    covering = [t for t in timecards if t.span.contains(moment)]
+    return max(covering, key=lambda t: (t.start, str(t.id)), default=None)
+
+
+def _session_end(session: _Session, shift: ScheduledShift | None,
+                 data: TimesheetInput) -> tuple[datetime | None, bool]:
+    """When the session's counted time ends, and whether it is overdue (`no_clock_out`)."""
+    if session.clock_out is not None:
+        return session.clock_out.time, False
+    if session.superseded:
+        return None, True
+    began = session.clock_in.time
+    deadline = began + MAX_SESSION
+    if shift is not None:
+        deadline = min(deadline, shift.end)
+    else:
+        card = _timecard_at(began, data.timecards)
+        if card is not None:
+            deadline = min(deadline, card.end)
+    if data.now >= deadline:
+        return None, True
+    return data.now, False
+
+
+@dataclass(frozen=True)
+class _Piece:
+    """A labelled stretch of a session; touching pieces with equal keys are joined."""
+
+    span: Interval[datetime]
+    type: PieceType
+    role_id: UUID | None
+    shift_id: UUID | None
+    timecard_id: UUID | None
+    pay_codes: tuple[UUID, ...]
+    day: date
+    session: UUID
+
+    @property
+    def key(self) -> tuple[object, ...]:
+        return (self.type, self.role_id, self.shift_id, self.timecard_id, self.pay_codes,
+                self.day, self.session)
+
+
+def _raw_pieces(session: _Session, shift: ScheduledShift | None, end: datetime,
+                data: TimesheetInput) -> list[tuple[Interval[datetime], PieceType, UUID | None]]:
+    """The session's time split into worked time per role, paid and unpaid break."""
+    span = iv.make(session.clock_in.time, end)
+    if span is None:
+        return []
+    punched_breaks = list(session.breaks)
+    if session.break_start is not None and session.break_start < end:
+        punched_breaks.append(Interval(session.break_start, end))
+    breaks = iv.clip(punched_breaks, span)
+    segments = shift.segments if shift is not None else ()
+    paid_windows = [s.span for s in segments if s.type == "paid_break"]
+    pieces: list[tuple[Interval[datetime], PieceType, UUID | None]] = []
+    remaining = iv.subtract([span], breaks)
+    for segment in segments:
+        if segment.type in ROLE_SEGMENTS:
+            pieces += [(p, "working", segment.role_id) for p in iv.clip(remaining, segment.span)]
+            remaining = iv.subtract(remaining, [segment.span])
+    fallback = shift.primary_role if shift is not None else data.default_role_id
+    pieces += [(p, "working", fallback) for p in remaining]
+    pieces += [(p, "paid_break", None) for p in iv.intersect(breaks, paid_windows)]
+    pieces += [(p, "unpaid_break", None) for p in iv.subtract(breaks, paid_windows)]
+    return pieces
+
+
+def _pay_segments(sessions: Sequence[tuple[_Session, ScheduledShift | None, datetime]],
+                  window: Interval[datetime], data: TimesheetInput) -> list[PaySegment]:
+    """Cut the sessions' pieces at the window, local midnights and timecards; join the rest."""
+    boundaries = sorted({b for t in data.timecards for b in (t.start, t.end)})
+    pieces: list[_Piece] = []
+    for session, shift, end in sessions:
+        pay_code = (shift.pay_code_id if shift is not None else None) or data.default_pay_code_id
+        for span, kind, role in _raw_pieces(session, shift, end, data):
+            codes = (pay_code,) if pay_code is not None and kind != "unpaid_break" else ()
+            for clipped in iv.clip([span], window):
+                for part in iv.split(clipped, [*local_midnights(clipped, data.zone),
+                                               *boundaries]):
+                    card = _timecard_at(part.start, data.timecards)
+                    pieces.append(_Piece(
+                        span=part, type=kind, role_id=role,
+                        shift_id=shift.id if shift is not None else None,
+                        timecard_id=card.id if card is not None
+                        else session.clock_in.timecard_id,
+                        pay_codes=codes, day=part.start.astimezone(data.zone).date(),
+                        session=session.clock_in.id,
+                    ))
+    pieces.sort(key=lambda p: p.span.start)
+    joined: list[_Piece] = []
+    for piece in pieces:
+        last = joined[-1] if joined else None
+        if last is not None and last.span.end == piece.span.start and last.key == piece.key:
+            joined[-1] = replace(last, span=Interval(last.span.start, piece.span.end))
+        else:
+            joined.append(piece)
+    return [
+        PaySegment(
+            id=str(uuid.uuid5(PAY_SEGMENT_NAMESPACE,
+                              f"{p.session}:{p.type}:{p.span.start.isoformat()}")),
+            type=p.type, start=p.span.start, end=p.span.end, shift_id=p.shift_id,
+            timecard_id=p.timecard_id, pay_codes=p.pay_codes, role_id=p.role_id,
+        )
+        for p in joined
+    ]
+
+
+def _totals(shifts: Sequence[ScheduledShift], segments: Sequence[PaySegment],
+            window: Interval[datetime], data: TimesheetInput) -> list[PayCodeTotal]:
+    scheduled: dict[tuple[UUID, UUID | None], int] = defaultdict(int)
+    actual: dict[tuple[UUID, UUID | None], int] = defaultdict(int)
+    for shift in shifts:
+        pay_code = shift.pay_code_id or data.default_pay_code_id
+        if pay_code is None or shift.invalid_reason is not None:
+            continue
+        for segment in shift.segments:
+            if segment.type not in ("working", "paid_break"):
+                continue
+            role = segment.role_id if segment.type == "working" else None
+            scheduled[(pay_code, role)] += iv.total_seconds(iv.clip([segment.span], window))
+    for piece in segments:
+        if piece.type == "unpaid_break" or not piece.pay_codes:
+            continue
+        role = piece.role_id if piece.type == "working" else None
+        actual[(piece.pay_codes[0], role)] += piece.seconds
+    keys = sorted(scheduled.keys() | actual.keys(),
+                  key=lambda k: (str(k[0]), k[1] is not None, str(k[1])))
+    return [PayCodeTotal(pay_code_id=pc, role_id=role,
+                         scheduled=iv.whole_minutes(scheduled.get((pc, role), 0)),
+                         actual=iv.whole_minutes(actual.get((pc, role), 0)))
+            for pc, role in keys]
+
+
+def _warnings(sessions: Sequence[tuple[_Session, ScheduledShift | None]],
+              window: Interval[datetime], grace: timedelta) -> list[TimesheetWarning]:
+    first: dict[UUID, int] = {}
+    last: dict[UUID, int] = {}
+    for index, (_session, shift) in enumerate(sessions):
+        if shift is not None:
+            first.setdefault(shift.id, index)
+            last[shift.id] = index
+    found: list[tuple[datetime, TimesheetWarning]] = []
+
+    def warn(kind: TimesheetWarningType, punch: Punch) -> None:
+        found.append((punch.time, TimesheetWarning(type=kind, punch_id=punch.id)))
+
+    for index, (session, shift) in enumerate(sessions):
+        clock_in, clock_out = session.clock_in, session.clock_out
+        if window.contains(clock_in.time):
+            if shift is None:
+                warn("missing_shift", clock_in)
+            elif shift.has_working_time and first[shift.id] == index:
+                if clock_in.time < shift.start - grace:
+                    warn("clock_in_early", clock_in)
+                elif clock_in.time > shift.start + grace:
+                    warn("clock_in_late", clock_in)
+        if (clock_out is not None and window.contains(clock_out.time) and shift is not None
+                and shift.has_working_time and last[shift.id] == index):
+            if clock_out.time < shift.end - grace:
+                warn("clock_out_early", clock_out)
+            elif clock_out.time > shift.end + grace:
+                warn("clock_out_late", clock_out)
+    found.sort(key=lambda pair: pair[0])
+    return [w for _time, w in found]
+
+
+def compute_timesheet(data: TimesheetInput) -> Timesheet:
+    """Compute a provider's timesheet for `[data.start, data.end)`.
+
+    `data.shifts` and `data.punches` may reach beyond the window (the caller loads a margin of
+    `MAX_SESSION` around it) so that sessions crossing the window's edges pair up; only the
+    window's part of them is counted and only the window's punches are reported.
+    """
+    window = Interval(data.start, data.end)
+    shifts = sorted(data.shifts, key=lambda s: (s.start, str(s.id)))
+    in_window = [s for s in shifts if s.span.overlaps(window)]
+    errors: list[TimesheetError] = []
+    if not data.has_pay_period_template:
+        errors.append(TimesheetError(type="missing_pay_period_template"))
+    for shift in in_window:
+        if shift.invalid_reason is not None:
+            errors.append(TimesheetError(type="invalid_shift", shift_id=shift.id))
+        if shift.start <= data.now and _timecard_at(shift.start, data.timecards) is None:
+            errors.append(TimesheetError(type="missing_timecard", shift_id=shift.id))
+
+    matched = [(s, match_shift(s.clock_in.time, shifts, data.missing_shift_tolerance))
+               for s in sessions_of(data.punches)]
+    counted: list[tuple[_Session, ScheduledShift | None, datetime]] = []
+    for session, shift in matched:
+        end, overdue = _session_end(session, shift, data)
+        if overdue and window.contains(session.clock_in.time):
+            errors.append(TimesheetError(type="no_clock_out",
+                                         shift_id=shift.id if shift else None,
+                                         timecard_id=session.clock_in.timecard_id))
+        if end is not None:
+            counted.append((session, shift, end))
+
+    segments = _pay_segments(counted, window, data)
+    return Timesheet(
+        punches=[p for p in sorted(data.punches, key=lambda p: p.time)
+                 if window.contains(p.time)],
+        warnings=_warnings(matched, window, timedelta(minutes=data.grace_minutes)),
+        errors=errors,
+        pay_code_totals=_totals(in_window, segments, window, data),
+        pay_segments=segments,
+    )

@@ -1,0 +1,40 @@
+"""Permission rules: `GET /v1/authorization/permissions` and
+`GET /v1/authorization/permissions/{permissionId}` (both extensions).
+
+Readable by whoever may view the `Permission` subject (admins, in the standard roles). Queries
+live in `app.api.services.permissions`.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+from sqlalchemy.orm import Session
+
+from app.api.auth import Actor
+from app.api.pagination import Paginator
+from app.api.routing import endpoint
+from app.api.services import permissions as permission_service
+from app.contract.permissions import PermissionListQuery, PermissionPage, PermissionRead
+
+
+@endpoint("GET", "/authorization/permissions", summary="List permission rules",
+          query=PermissionListQuery, response=PermissionPage,
+          extension=True, tag="Authorization")
+def list_permissions(
+    session: Session, actor: Actor, query: PermissionListQuery, pages: Paginator
+) -> PermissionPage:
+    """Permission rules role by role, each role's rules in evaluation order; filter: `subject`."""
+    rows, cursor = permission_service.list_permissions(session, actor=actor, query=query,
+                                                       pages=pages)
+    return PermissionPage(items=[PermissionRead.model_validate(p) for p in rows], cursor=cursor)
+
+
+@endpoint("GET", "/authorization/permissions/<permission_id>", summary="Get a permission rule",
+          response=PermissionRead, codes=["permission-not-found"],
+          extension=True, tag="Authorization")
+def get_permission(session: Session, actor: Actor, permission_id: uuid.UUID) -> PermissionRead:
+    """One permission rule."""
+    permission = permission_service.get_permission(session, actor=actor,
+                                                   permission_id=permission_id)
+    return PermissionRead.model_validate(permission)

@@ -1,0 +1,339 @@
+"""`ApiClient`: the typed `/v1` client the staff UI uses — over HTTP or in-process, same code.
+
+One `httpx.Client` (pooled, explicit timeouts) is shared per process; an `ApiClient` wraps it
+with one user's bearer token. Methods mirror the API (`list_shifts`, `approve_time_off_request`)
+and take and return contract models. Problem documents raise `ApiProblem` subclasses; transport
+failures and non-problem errors raise `ApiUnavailable`. Only idempotent reads are retried, and
+only when the connection failed. Must not import Flask, the API or the IdP.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
+from urllib.parse import quote
+
+import httpx
+from pydantic import BaseModel, ValidationError
+
+from app.client.errors import ApiProblem, ApiUnavailable, problem_exception
+from app.contract import (
+    appointment_types as at,
+)
+from app.contract import (
+    appointments as ap,
+)
+from app.contract import (
+    labels,
+    pay_codes,
+    providers,
+    roles,
+    shifts,
+    teams,
+    time_off,
+    timekeeping,
+    users,
+)
+from app.contract.common import ListQuery
+from app.contract.problems import Problem
+
+M = TypeVar("M", bound=BaseModel)
+
+DEFAULT_TIMEOUT = httpx.Timeout(10.0, connect=3.0)
+READ_RETRIES = 2
+_IDEMPOTENT = frozenset({"GET", "HEAD", "OPTIONS"})
+
+
+def build_http(*, base_url: str | None = None, wsgi_app: Any = None,
+               timeout: httpx.Timeout = DEFAULT_TIMEOUT) -> httpx.Client:
+    """The shared HTTP client: to `base_url` over the network, or into `wsgi_app` in-process."""
+    if (base_url is None) == (wsgi_app is None):
+        raise ValueError("give exactly one of base_url or wsgi_app")
+    if wsgi_app is not None:
+        return httpx.Client(transport=httpx.WSGITransport(app=wsgi_app),
+                            base_url="http://shiftdesk.internal", timeout=timeout)
+    limits = httpx.Limits(max_connections=50, max_keepalive_connections=20)
+    return httpx.Client(base_url=base_url.rstrip("/"), timeout=timeout, limits=limits)
+
+
+def _params(query: BaseModel | None) -> dict[str, Any]:
+    """Query parameters of a model: wire names, lists comma-joined, defaults left out."""
+    if query is None:
+        return {}
+    data = query.model_dump(mode="json", by_alias=True, exclude_none=True, exclude_defaults=True)
+    return {k: ",".join(map(str, v)) if isinstance(v, list) else v for k, v in data.items()}
+
+
+def _body(model: BaseModel | list[BaseModel]) -> Any:
+    if isinstance(model, list):
+        return [m.model_dump(mode="json", by_alias=True, exclude_unset=True) for m in model]
+    return model.model_dump(mode="json", by_alias=True, exclude_unset=True)
+
+
+def _id(value: uuid.UUID | str) -> str:
+    return quote(str(value), safe="")
+
+
+class ApiClient:
+    """The `/v1` API as one user sees it."""
+
+    def __init__(self, http: httpx.Client, token: str | None = None) -> None:
+        self._http = http
+        self._token = token
+
+    # -- transport ---------------------------------------------------------------------------
+
+    def _send(self, method: str, path: str, *, params: dict[str, Any] | None = None,
+              json: Any = None) -> httpx.Response:
+        headers = {"Accept": "application/json, application/problem+json"}
+        if self._token:
+            headers["Authorization"] = f"Bearer {self._token}"
+        attempts = READ_RETRIES + 1 if method in _IDEMPOTENT else 1
+        for attempt in range(attempts):
+            try:
+                response = self._http.request(method, "/v1" + path, params=params, json=json,
+                                              headers=headers)
+                break
+            except (httpx.ConnectError, httpx.ConnectTimeout, httpx.RemoteProtocolError) as exc:
+                if attempt + 1 == attempts:
+                    raise ApiUnavailable(f"could not reach the API: {exc}") from exc
+                time.sleep(0.05 * 2**attempt)
+            except httpx.HTTPError as exc:
+                raise ApiUnavailable(f"the API did not answer: {exc}") from exc
+        if response.is_success:
+            return response
+        if response.headers.get("content-type", "").startswith("application/problem+json"):
+            try:
+                problem = Problem.model_validate_json(response.content)
+            except ValidationError as exc:
+                raise ApiUnavailable(f"malformed problem from the API ({response.status_code})") \
+                    from exc
+            raise problem_exception(problem)
+        raise ApiUnavailable(f"the API answered {response.status_code} without a problem document")
+
+    def _call(self, method: str, path: str, answer: type[M], *, query: BaseModel | None = None,
+              body: BaseModel | list[BaseModel] | None = None) -> M:
+        response = self._send(method, path, params=_params(query),
+                              json=None if body is None else _body(body))
+        try:
+            return answer.model_validate_json(response.content)
+        except ValidationError as exc:
+            raise ApiUnavailable(f"unexpected answer from {method} {path}: {exc}") from exc
+
+    def _delete(self, path: str) -> None:
+        self._send("DELETE", path)
+
+    # -- helpers -----------------------------------------------------------------------------
+
+    def iterate(self, list_method: Callable[[Any], Any], query: ListQuery) -> Iterator[Any]:
+        """Every item of a paginated list, following cursors: `iterate(api.list_shifts, q)`."""
+        cursor: str | None = None
+        while True:
+            page = list_method(query.model_copy(update={"cursor": cursor}))
+            yield from page.items
+            cursor = page.cursor
+            if cursor is None:
+                return
+
+    @staticmethod
+    def concurrently(*calls: Callable[[], Any]) -> list[Any]:
+        """Run independent calls at the same time; results in order; the first problem raises."""
+        if len(calls) <= 1:
+            return [call() for call in calls]
+        with ThreadPoolExecutor(max_workers=min(8, len(calls))) as pool:
+            futures = [pool.submit(call) for call in calls]
+            return [future.result() for future in futures]
+
+    # -- users, teams, roles, providers, settings -----------------------------------------------
+
+    def me(self) -> users.UserMe:
+        """The signed-in user and what they may do."""
+        return self._call("GET", "/users/me", users.UserMe)
+
+    def list_users(self, query: users.UserListQuery | None = None) -> users.UserPage:
+        """A page of users."""
+        return self._call("GET", "/users", users.UserPage, query=query)
+
+    def list_teams(self, query: teams.TeamListQuery | None = None) -> teams.TeamPage:
+        """A page of teams."""
+        return self._call("GET", "/teams", teams.TeamPage, query=query)
+
+    def list_roles(self, query: roles.RoleListQuery | None = None) -> roles.RolePage:
+        """A page of roles."""
+        return self._call("GET", "/roles", roles.RolePage, query=query)
+
+    def list_providers(self, query: providers.ProviderListQuery | None = None,
+                       ) -> providers.ProviderWithRelationsPage:
+        """A page of providers with their skills, team and manager."""
+        return self._call("GET", "/providers", providers.ProviderWithRelationsPage, query=query)
+
+    def list_labels(self, query: labels.LabelListQuery | None = None) -> labels.LabelPage:
+        """A page of labels."""
+        return self._call("GET", "/settings/labels", labels.LabelPage, query=query)
+
+    def list_pay_codes(self, query: pay_codes.PayCodeListQuery | None = None,
+                       ) -> pay_codes.PayCodePage:
+        """A page of pay codes."""
+        return self._call("GET", "/settings/pay-codes", pay_codes.PayCodePage, query=query)
+
+    # -- shifts --------------------------------------------------------------------------------
+
+    def list_shifts(self, query: shifts.ShiftListQuery | None = None) -> shifts.ShiftPage:
+        """A page of shifts."""
+        return self._call("GET", "/shifts", shifts.ShiftPage, query=query)
+
+    def get_shift(self, shift_id: uuid.UUID) -> shifts.ShiftRead:
+        """One shift."""
+        return self._call("GET", f"/shifts/{_id(shift_id)}", shifts.ShiftRead)
+
+    def create_shift(self, body: shifts.ShiftCreate) -> shifts.ShiftRead:
+        """Create a shift (open when it has no provider)."""
+        return self._call("POST", "/shifts", shifts.ShiftRead, body=body)
+
+    def update_shift(self, shift_id: uuid.UUID, body: shifts.ShiftUpdate) -> shifts.ShiftRead:
+        """Change a shift; raises `VersionConflict` when `body.version` is outdated."""
+        return self._call("PATCH", f"/shifts/{_id(shift_id)}", shifts.ShiftRead, body=body)
+
+    def delete_shift(self, shift_id: uuid.UUID) -> None:
+        """Delete a shift."""
+        self._delete(f"/shifts/{_id(shift_id)}")
+
+    def claim_shift(self, shift_id: uuid.UUID, body: shifts.ShiftClaim | None = None,
+                    ) -> shifts.ShiftRead:
+        """Claim an open shift for the signed-in provider."""
+        return self._call("POST", f"/shifts/{_id(shift_id)}/claim", shifts.ShiftRead,
+                          body=body or shifts.ShiftClaim())
+
+    # -- time off ------------------------------------------------------------------------------
+
+    def list_time_off_policies(self, query: time_off.TimeOffPolicyListQuery | None = None,
+                               ) -> time_off.TimeOffPolicyPage:
+        """A page of time-off policies."""
+        return self._call("GET", "/time-off/policies", time_off.TimeOffPolicyPage, query=query)
+
+    def list_time_off_requests(self, query: time_off.TimeOffRequestListQuery | None = None,
+                               ) -> time_off.TimeOffRequestPage:
+        """A page of time-off requests."""
+        return self._call("GET", "/time-off/requests", time_off.TimeOffRequestPage, query=query)
+
+    def count_time_off_requests(self, query: time_off.TimeOffRequestFilter | None = None,
+                                ) -> time_off.TimeOffRequestCount:
+        """How many time-off requests match."""
+        return self._call("GET", "/time-off/requests/count", time_off.TimeOffRequestCount,
+                          query=query)
+
+    def get_time_off_request(self, request_id: uuid.UUID) -> time_off.TimeOffRequestRead:
+        """One time-off request."""
+        return self._call("GET", f"/time-off/requests/{_id(request_id)}",
+                          time_off.TimeOffRequestRead)
+
+    def create_time_off_request(self, body: time_off.TimeOffRequestCreate,
+                                ) -> time_off.TimeOffRequestRead:
+        """Ask for time off."""
+        return self._call("POST", "/time-off/requests", time_off.TimeOffRequestRead, body=body)
+
+    def approve_time_off_request(self, request_id: uuid.UUID, body: time_off.TimeOffApprove,
+                                 ) -> time_off.TimeOffRequestRead:
+        """Approve a request, resolving overlapping shifts as `body.conflict_resolution` says."""
+        return self._call("POST", f"/time-off/requests/{_id(request_id)}/approve",
+                          time_off.TimeOffRequestRead, body=body)
+
+    def reject_time_off_request(self, request_id: uuid.UUID, body: time_off.TimeOffReject,
+                                ) -> time_off.TimeOffRequestRead:
+        """Reject a request with a reason."""
+        return self._call("POST", f"/time-off/requests/{_id(request_id)}/reject",
+                          time_off.TimeOffRequestRead, body=body)
+
+    def cancel_time_off_request(self, request_id: uuid.UUID) -> time_off.TimeOffRequestRead:
+        """Cancel a pending or approved request."""
+        return self._call("POST", f"/time-off/requests/{_id(request_id)}/cancel",
+                          time_off.TimeOffRequestRead)
+
+    # -- timekeeping ---------------------------------------------------------------------------
+
+    def my_timecard(self) -> timekeeping.TimecardMe:
+        """The signed-in provider's timecard, next actions, current and next shift."""
+        return self._call("GET", "/timekeeping/timecard/me", timekeeping.TimecardMe)
+
+    def get_timecard(self, provider_id: uuid.UUID) -> timekeeping.TimecardRead:
+        """A provider's current timecard."""
+        return self._call("GET", f"/timekeeping/timecard/{_id(provider_id)}",
+                          timekeeping.TimecardRead)
+
+    def create_punch(self, body: timekeeping.PunchCreate) -> timekeeping.TimecardPunchRead:
+        """Record a punch (clock in/out, break start/end)."""
+        return self._call("POST", "/timekeeping/timecard/punches",
+                          timekeeping.TimecardPunchRead, body=body)
+
+    def update_punch(self, punch_id: uuid.UUID, body: timekeeping.PunchUpdate,
+                     ) -> timekeeping.TimecardPunchRead:
+        """Review a punch: state, admin note, corrected time."""
+        return self._call("PATCH", f"/timekeeping/timecard/punches/{_id(punch_id)}",
+                          timekeeping.TimecardPunchRead, body=body)
+
+    def delete_punch(self, punch_id: uuid.UUID) -> None:
+        """Delete a punch."""
+        self._delete(f"/timekeeping/timecard/punches/{_id(punch_id)}")
+
+    def timesheet(self, query: timekeeping.TimesheetQuery) -> timekeeping.TimesheetRead:
+        """One provider's timesheet for a window."""
+        return self._call("GET", "/timekeeping/timesheet", timekeeping.TimesheetRead, query=query)
+
+    def team_timesheets(self, query: timekeeping.TimesheetQuery) -> timekeeping.TimesheetPage:
+        """A page of timesheets, one per provider of a team."""
+        return self._call("GET", "/timekeeping/timesheet", timekeeping.TimesheetPage, query=query)
+
+    # -- appointments --------------------------------------------------------------------------
+
+    def list_appointment_types(self, query: at.AppointmentTypeListQuery | None = None,
+                               ) -> at.AppointmentTypePage:
+        """A page of appointment types (archived ones are not listed)."""
+        return self._call("GET", "/appointment-types", at.AppointmentTypePage, query=query)
+
+    def create_appointment_type(self, body: at.AppointmentTypeCreate) -> at.AppointmentTypeRead:
+        """Create an appointment type."""
+        return self._call("POST", "/appointment-types", at.AppointmentTypeRead, body=body)
+
+    def update_appointment_type(self, type_id: uuid.UUID, body: at.AppointmentTypeUpdate,
+                                ) -> at.AppointmentTypeRead:
+        """Change an appointment type."""
+        return self._call("PATCH", f"/appointment-types/{_id(type_id)}", at.AppointmentTypeRead,
+                          body=body)
+
+    def archive_appointment_type(self, type_id: uuid.UUID) -> None:
+        """Archive an appointment type."""
+        self._delete(f"/appointment-types/{_id(type_id)}")
+
+    def list_appointments(self, query: ap.AppointmentListQuery | None = None,
+                          ) -> ap.AppointmentPage:
+        """A page of appointments."""
+        return self._call("GET", "/appointments", ap.AppointmentPage, query=query)
+
+    def get_appointment(self, appointment_id: uuid.UUID) -> ap.AppointmentRead:
+        """One appointment."""
+        return self._call("GET", f"/appointments/{_id(appointment_id)}", ap.AppointmentRead)
+
+    def create_appointment(self, body: ap.AppointmentCreate) -> ap.AppointmentRead:
+        """Book an appointment."""
+        return self._call("POST", "/appointments", ap.AppointmentRead, body=body)
+
+    def update_appointment(self, appointment_id: uuid.UUID, body: ap.AppointmentUpdate,
+                           ) -> ap.AppointmentRead:
+        """Change an appointment; raises `VersionConflict` when `body.version` is outdated."""
+        return self._call("PATCH", f"/appointments/{_id(appointment_id)}", ap.AppointmentRead,
+                          body=body)
+
+    def delete_appointment(self, appointment_id: uuid.UUID) -> None:
+        """Delete an appointment."""
+        self._delete(f"/appointments/{_id(appointment_id)}")
+
+    def search_slots(self, body: ap.SlotSearch) -> ap.SlotSearchResult:
+        """Free appointment slots, best first."""
+        return self._call("POST", "/appointments/slots", ap.SlotSearchResult, body=body)
+
+
+
+__all__ = ["ApiClient", "ApiProblem", "ApiUnavailable", "build_http"]

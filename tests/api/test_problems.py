@@ -1,0 +1,244 @@
+"""Problem details under /v1: unknown routes, wrong methods, bodies that are not JSON or too large,
+query and path validation, never an HTML page, and the /v1/errors page that every `type` names."""
+
+from __future__ import annotations
+
+import re
+import uuid
+from html.parser import HTMLParser
+from typing import Any
+
+import pytest
+
+from app import create_app
+from app.api import routes
+from app.api.routing import ENDPOINTS, Endpoint
+from app.contract.problems import REGISTRY
+from tests.conftest import Api, make_settings
+
+ERRORS_URL = "https://errors.shiftdesk.test/v1/errors"
+RFC_9457 = {"type", "title", "status", "detail", "instance"}
+
+routes.load()
+BODY_ENDPOINTS = [e for e in ENDPOINTS if e.body is not None]
+"""Every endpoint that reads a JSON body; the body checks below run against each of them."""
+
+
+def assert_problem(response: Any, status: int, code: str, path: str) -> dict[str, Any]:
+    """Assert a complete problem document of `code` for a request to `path`; return it."""
+    assert response.status_code == status, response.get_data(as_text=True)
+    assert response.mimetype == "application/problem+json"
+    body = response.get_json()
+    assert set(body) >= RFC_9457
+    assert body["type"] == f"{ERRORS_URL}#{code}"
+    assert body["title"] == REGISTRY[code].title
+    assert body["status"] == status
+    assert isinstance(body["detail"], str)
+    assert body["detail"]
+    assert body["instance"] == path
+    return body
+
+
+def concrete(endpoint: Endpoint) -> str:
+    """The endpoint's path with every path parameter filled with a fresh UUID."""
+    return re.sub(r"\{[^}]+\}", lambda _: str(uuid.uuid4()), endpoint.openapi_path)
+
+
+# --- unknown routes and wrong methods -------------------------------------------------------
+
+@pytest.mark.parametrize("path", ["/v1/does/not/exist", "/v1", "/v1/", "/v1/teams/",
+                                  "/v1/teams/x/members", "/v1/%E2%9C%93"])
+def test_unknown_route_answers_route_not_found(api, path):
+    response = api.get(path)
+    body = assert_problem(response, 404, "route-not-found", response.request.path)
+    assert "/v1/openapi.json" in body["detail"]
+
+
+def test_unknown_route_answers_problem_even_when_html_is_accepted(api):
+    response = api.get("/v1/does/not/exist", headers={"Accept": "text/html"})
+    assert_problem(response, 404, "route-not-found", "/v1/does/not/exist")
+
+
+def test_unknown_route_answers_problem_without_a_token(api):
+    response = api.get("/v1/does/not/exist", user=None)
+    assert_problem(response, 404, "route-not-found", "/v1/does/not/exist")
+
+
+@pytest.mark.parametrize("method", ["HEAD", "OPTIONS"])
+def test_unknown_route_answers_problem_status_for_head_and_options(api, method):
+    response = api.request(method, "/v1/does/not/exist")
+    assert response.status_code == 404
+    assert response.mimetype == "application/problem+json"
+
+
+def test_head_of_a_list_answers_like_get_without_body(api):
+    response = api.request("HEAD", "/v1/teams")
+    assert response.status_code == 200
+    assert response.mimetype == "application/json"
+    assert response.data == b""
+
+
+def test_options_of_a_list_lists_methods_without_html(api):
+    response = api.request("OPTIONS", "/v1/teams")
+    assert response.status_code == 200
+    assert {m.strip() for m in response.headers["Allow"].split(",")} >= {"GET", "OPTIONS"}
+    assert response.data == b""
+
+
+@pytest.mark.parametrize(("method", "path"), [
+    ("DELETE", "/v1/teams"),
+    ("POST", "/v1/users"),
+    ("PUT", "/v1/users/me"),
+    ("PATCH", "/v1/openapi.json"),
+])
+def test_wrong_method_answers_method_not_allowed_with_allow(api, method, path):
+    response = api.request(method, path)
+    body = assert_problem(response, 405, "method-not-allowed", path)
+    allowed = [m.strip() for m in response.headers["Allow"].split(",")]
+    assert "GET" in allowed
+    assert method not in allowed
+    assert body["allowed"] == allowed
+    assert method in body["detail"]
+
+
+def test_wrong_method_on_an_item_answers_method_not_allowed(api, world):
+    path = f"/v1/teams/{world.ed}"
+    response = api.request("DELETE", path)
+    assert_problem(response, 405, "method-not-allowed", path)
+
+
+def test_non_api_path_answers_html_not_problem(api):
+    response = api.get("/v1x/teams", headers={"Accept": "application/json"})
+    assert response.status_code == 404
+    assert response.mimetype != "application/problem+json"
+
+
+# --- bodies ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("endpoint", BODY_ENDPOINTS, ids=lambda e: e.name)
+@pytest.mark.parametrize("content_type", ["text/plain", "application/x-www-form-urlencoded",
+                                          "multipart/form-data; boundary=x", None])
+def test_write_answers_unsupported_media_type_when_body_is_not_json(api, endpoint, content_type):
+    path = concrete(endpoint)
+    response = api.request(endpoint.method, path, data='{"name": "x"}',
+                           content_type=content_type)
+    body = assert_problem(response, 415, "unsupported-media-type", path)
+    assert "application/json" in body["detail"]
+
+
+@pytest.mark.parametrize("endpoint", BODY_ENDPOINTS, ids=lambda e: e.name)
+@pytest.mark.parametrize("data", ['{"name": ', "", "   ", "nope", b"\xff\xfe{}", "{'a': 1}"],
+                         ids=["truncated", "empty", "blank", "bare-word", "not-utf8", "quotes"])
+def test_write_answers_validation_at_root_when_json_is_malformed(api, endpoint, data):
+    path = concrete(endpoint)
+    response = api.request(endpoint.method, path, data=data, content_type="application/json")
+    body = assert_problem(response, 400, "validation", path)
+    assert body["path"] == "/"
+    assert body["errors"] == [{"path": "/", "message": body["message"]}]
+
+
+@pytest.mark.parametrize("endpoint", BODY_ENDPOINTS, ids=lambda e: e.name)
+def test_write_answers_payload_too_large_beyond_the_limit(fresh_api, endpoint):
+    app = create_app(make_settings(fresh_api.db.url, fresh_api.settings.signing_key_path,
+                                   max_body_bytes=256))
+    small = Api(app, fresh_api.world, fresh_api.backend)
+    path = concrete(endpoint)
+    try:
+        response = small.request(endpoint.method, path, data='{"name": "' + "x" * 300 + '"}',
+                                 content_type="application/json")
+        body = assert_problem(response, 413, "payload-too-large", path)
+        assert body["maxBytes"] == 256
+        assert "256" in body["detail"]
+    finally:
+        app.extensions["shiftdesk"].db.dispose()
+
+
+# --- query and path validation --------------------------------------------------------------
+
+def test_query_validation_reports_every_failure(api):
+    response = api.get("/v1/users", query_string={"pageSize": 0, "type": "robot",
+                                                  "name": "x" * 51})
+    body = assert_problem(response, 400, "validation", "/v1/users")
+    paths = [e["path"] for e in body["errors"]]
+    assert sorted(paths) == ["name", "pageSize", "type"]
+    assert body["path"] == paths[0]
+    assert body["message"] == body["errors"][0]["message"]
+    assert all(e["message"] for e in body["errors"])
+
+
+@pytest.mark.parametrize(("query", "path"), [
+    ({"pageSize": "many"}, "pageSize"),
+    ({"pageSize": 201}, "pageSize"),
+    ({"pageSize": -1}, "pageSize"),
+    ({"status": "retired"}, "status"),
+    ({"type": "user,android"}, "type"),
+    ({"cursor": "x" * 2001}, "cursor"),
+    ({"cursor": "not-a-cursor"}, "cursor"),
+])
+def test_query_validation_names_the_parameter(api, query, path):
+    response = api.get("/v1/users", query_string=query)
+    body = assert_problem(response, 400, "validation", "/v1/users")
+    assert body["path"] == path
+    assert [e["path"] for e in body["errors"]] == [path]
+
+
+def test_query_validation_refuses_a_cursor_of_another_list(api):
+    first = api.get("/v1/users", query_string={"pageSize": 1}).get_json()
+    assert first["cursor"]
+    response = api.get("/v1/teams", query_string={"cursor": first["cursor"]})
+    body = assert_problem(response, 400, "validation", "/v1/teams")
+    assert body["path"] == "cursor"
+
+
+def test_query_validation_refuses_a_cursor_with_other_filters(api):
+    first = api.get("/v1/users", query_string={"pageSize": 1}).get_json()
+    response = api.get("/v1/users", query_string={"cursor": first["cursor"], "name": "a"})
+    body = assert_problem(response, 400, "validation", "/v1/users")
+    assert body["path"] == "cursor"
+
+
+@pytest.mark.parametrize("path", ["/v1/teams/not-a-uuid", "/v1/users/123",
+                                  "/v1/teams/00000000-0000-0000-0000-00000000000g"])
+def test_path_validation_names_the_path_parameter(api, path):
+    body = assert_problem(api.get(path), 400, "validation", path)
+    assert body["path"] in {"teamId", "userId"}
+
+
+def test_unknown_item_answers_its_not_found_code(api):
+    path = f"/v1/teams/{uuid.uuid4()}"
+    assert_problem(api.get(path), 404, "team-not-found", path)
+
+
+# --- the errors page ------------------------------------------------------------------------
+
+class _Ids(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.ids: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.ids.extend(value for name, value in attrs if name == "id" and value)
+
+
+def test_errors_page_lists_every_code_with_an_anchor(api):
+    response = api.get("/v1/errors", user=None)
+    assert response.status_code == 200
+    assert response.mimetype == "text/html"
+    parser = _Ids()
+    parser.feed(response.get_data(as_text=True))
+    assert set(REGISTRY) <= set(parser.ids)
+    assert len(parser.ids) == len(set(parser.ids))
+    page = response.get_data(as_text=True)
+    for code, info in REGISTRY.items():
+        assert f"<code>{code}</code>" in page
+        assert info.title.replace("'", "&#39;") in page
+
+
+def test_problem_type_points_at_this_server_without_configured_errors_url(fresh_api):
+    app = create_app(make_settings(fresh_api.db.url, fresh_api.settings.signing_key_path,
+                                   errors_url=None))
+    try:
+        response = Api(app, fresh_api.world, fresh_api.backend).get("/v1/nope")
+        assert response.get_json()["type"] == "http://localhost/v1/errors#route-not-found"
+    finally:
+        app.extensions["shiftdesk"].db.dispose()

@@ -1,0 +1,125 @@
+"""ApiClient against the real API app in-process: typed answers, problems as exceptions,
+pagination and concurrency."""
+
+from __future__ import annotations
+
+import uuid
+
+import httpx
+import pytest
+
+from app.client import (
+    ApiClient,
+    ApiUnavailable,
+    Forbidden,
+    NotFound,
+    Unauthenticated,
+    ValidationProblem,
+    build_http,
+)
+from app.contract.shifts import ShiftListQuery
+from app.contract.teams import TeamListQuery
+from app.contract.time_off import TimeOffRequestListQuery
+
+
+@pytest.fixture
+def http(api):
+    client = build_http(wsgi_app=api.app)
+    yield client
+    client.close()
+
+
+def as_user(api, http, email: str) -> ApiClient:
+    return ApiClient(http, api.token(email))
+
+
+def test_me_returns_typed_user(api, http, world):
+    me = as_user(api, http, "provider@example.com").me()
+    assert me.provider_id == world.provider
+    assert me.roles == ["Provider"]
+
+
+def test_missing_token_raises_unauthenticated(http):
+    with pytest.raises(Unauthenticated) as caught:
+        ApiClient(http).me()
+    assert caught.value.status == 401
+    assert caught.value.code == "unauthenticated"
+
+
+def test_unknown_object_raises_not_found_with_code(api, http):
+    with pytest.raises(NotFound) as caught:
+        as_user(api, http, "admin@example.com").get_shift(uuid.uuid4())
+    assert caught.value.code == "shift-not-found"
+    assert caught.value.detail
+
+
+def test_other_teams_request_raises_forbidden_with_members(api, http, world):
+    client = as_user(api, http, "manager@example.com")
+    with pytest.raises(Forbidden) as caught:
+        client.get_time_off_request(world.ids["request_icu"])
+    assert caught.value.code == "unauthorized"
+    assert caught.value.extensions["action"] == "view"
+    assert caught.value.extensions["resource"] == "TimeOffRequest"
+    assert caught.value.reason
+
+
+def test_invalid_query_raises_validation_with_paths(api, http):
+    client = as_user(api, http, "admin@example.com")
+    bad = TeamListQuery.model_construct(page_size=0, cursor="forged")
+    with pytest.raises(ValidationProblem) as caught:
+        client.list_teams(bad)
+    paths = {e.path for e in caught.value.field_errors}
+    assert "pageSize" in paths
+
+
+def test_iterate_walks_a_long_list_completely(api, http):
+    client = as_user(api, http, "admin@example.com")
+    query = ShiftListQuery(page_size=7, include_callouts=True)
+    walked = [s.id for s in client.iterate(client.list_shifts, query)]
+    whole = client.list_shifts(ShiftListQuery(page_size=200, include_callouts=True))
+    assert len(walked) > 7 * 5
+    assert walked == [s.id for s in whole.items]
+    assert len(set(walked)) == len(walked)
+
+
+def test_concurrently_returns_results_in_order(api, http):
+    client = as_user(api, http, "manager@example.com")
+    me, requests = client.concurrently(
+        client.me, lambda: client.list_time_off_requests(TimeOffRequestListQuery(page_size=50))
+    )
+    assert me.email == "manager@example.com"
+    assert requests.items
+
+
+def test_unreachable_api_raises_unavailable_after_retries():
+    attempts = []
+
+    def refuse(request: httpx.Request) -> httpx.Response:
+        attempts.append(request.method)
+        raise httpx.ConnectError("connection refused", request=request)
+
+    http = httpx.Client(transport=httpx.MockTransport(refuse), base_url="http://api.invalid")
+    with pytest.raises(ApiUnavailable):
+        ApiClient(http, "token").me()
+    assert attempts == ["GET", "GET", "GET"]
+
+
+def test_writes_are_never_retried():
+    attempts = []
+
+    def refuse(request: httpx.Request) -> httpx.Response:
+        attempts.append(request.method)
+        raise httpx.ConnectError("connection refused", request=request)
+
+    http = httpx.Client(transport=httpx.MockTransport(refuse), base_url="http://api.invalid")
+    with pytest.raises(ApiUnavailable):
+        ApiClient(http, "token").delete_shift(uuid.uuid4())
+    assert attempts == ["DELETE"]
+
+
+def test_non_problem_error_raises_unavailable():
+    http = httpx.Client(transport=httpx.MockTransport(
+        lambda request: httpx.Response(502, text="<html>bad gateway</html>")
+    ), base_url="http://api.invalid")
+    with pytest.raises(ApiUnavailable):
+        ApiClient(http, "token").me()
