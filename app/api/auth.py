@@ -29,12 +29,11 @@ from app.contract.problems import ProblemCode
 BOT_TOKEN_PREFIX = "sdk_"
 
 
-def _unauthenticated(detail: str) -> ProblemError:
-    return ProblemError(
-        ProblemCode.UNAUTHENTICATED,
-        detail,
-        headers={"WWW-Authenticate": 'Bearer realm="shiftdesk", error="invalid_token"'},
-    )
+def _unauthenticated(detail: str, *, error: bool = True) -> ProblemError:
+    # RFC 6750 §3.1: a request without credentials gets a challenge without an error code.
+    challenge = 'Bearer realm="shiftdesk"' + (', error="invalid_token"' if error else "")
+    return ProblemError(ProblemCode.UNAUTHENTICATED, detail,
+                        headers={"WWW-Authenticate": challenge})
 
 
 @dataclass
@@ -80,7 +79,8 @@ def _bearer() -> str:
     header = request.headers.get("Authorization", "")
     scheme, _, token = header.partition(" ")
     if not header:
-        raise _unauthenticated("Send an access token: Authorization: Bearer <token>.")
+        raise _unauthenticated("Send an access token: Authorization: Bearer <token>.",
+                               error=False)
     if scheme.lower() != "bearer" or not token.strip():
         raise _unauthenticated("Use the Bearer scheme: Authorization: Bearer <token>.")
     return token.strip()

@@ -109,10 +109,6 @@ def _query_parameters(endpoint: Endpoint, defs: dict[str, Any]) -> list[dict[str
 
 def _operation(endpoint: Endpoint, defs: dict[str, Any],
                refs: dict[tuple[Any, str], Any]) -> dict[str, Any]:
-    # Parameters the view annotates `uuid.UUID` (once routing records them), else by name.
-    uuid_params = getattr(endpoint, "uuid_params", None)
-    if uuid_params is None:
-        uuid_params = [p for p in endpoint.path_params if p.endswith("id")]
     operation: dict[str, Any] = {
         "operationId": endpoint.name,
         "summary": endpoint.summary,
@@ -122,7 +118,7 @@ def _operation(endpoint: Endpoint, defs: dict[str, Any],
                 "name": camel(p),
                 "in": "path",
                 "required": True,
-                "schema": {"type": "string", "format": "uuid"} if p in uuid_params
+                "schema": {"type": "string", "format": "uuid"} if p in endpoint.uuid_params
                 else {"type": "string"},
             }
             for p in endpoint.path_params

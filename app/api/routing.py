@@ -50,6 +50,7 @@ class Endpoint:
     public: bool
     tag: str
     path_params: tuple[str, ...] = field(default_factory=tuple)
+    uuid_params: tuple[str, ...] = field(default_factory=tuple)
 
     @property
     def openapi_path(self) -> str:
@@ -228,6 +229,8 @@ def endpoint(
                 public=public,
                 tag=tag,
                 path_params=tuple(_PATH_PARAM.findall(rule)),
+                uuid_params=tuple(p for p in _PATH_PARAM.findall(rule)
+                                  if annotations.get(p) in (uuid.UUID, "uuid.UUID", "UUID")),
             )
         )
         return fn

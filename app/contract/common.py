@@ -68,7 +68,6 @@ def format_day(value: datetime) -> str:
 
 _TIMESTAMP_SCHEMA = {
     "type": "string",
-    "format": "date-time",
     "pattern": r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?(Z|[+-]\d{2}:?\d{2})$",
     "example": "2024-05-01T09:00:00+0000",
 }

@@ -96,8 +96,6 @@ def test_missing_header_answers_unauthenticated(api):
     assert "Bearer" in body["detail"]
 
 
-@pytest.mark.xfail(strict=True, reason="RFC 6750 §3.1: no error code in the challenge when the "
-                   "request has no credentials; needs the change to app/api/auth.py reported")
 def test_missing_header_challenge_has_no_error_code(api):
     assert "error=" not in call(api, None).headers["WWW-Authenticate"]
 
