@@ -155,7 +155,7 @@ def _operation(endpoint: Endpoint, defs: dict[str, Any],
         codes += ["unsupported-media-type", "payload-too-large"]
     if not endpoint.public:
         codes += ["unauthenticated", "unauthorized"]
-    if endpoint.method != "GET":
+    if endpoint.method != "GET" and not endpoint.read_only:
         codes.append("maintenance-mode")
     by_status: dict[int, list[str]] = {}
     for code in dict.fromkeys(codes):

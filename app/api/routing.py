@@ -49,6 +49,7 @@ class Endpoint:
     extension: bool
     public: bool
     tag: str
+    read_only: bool = False
     path_params: tuple[str, ...] = field(default_factory=tuple)
     uuid_params: tuple[str, ...] = field(default_factory=tuple)
 
@@ -161,14 +162,19 @@ def endpoint(
     public: bool = False,
     tag: str,
     description: str | None = None,
+    read_only: bool = False,
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Declare an API view (see the module docstring); returns the view unchanged."""
+    """Declare an API view (see the module docstring); returns the view unchanged.
+
+    `read_only` marks a POST that changes nothing (a search): it runs in a read transaction and
+    keeps working in maintenance mode.
+    """
     method = method.upper()
 
     def decorate(fn: Callable[..., Any]) -> Callable[..., Any]:
         wanted = set(inspect.signature(fn).parameters)
         annotations = typing.get_type_hints(fn)
-        write = method in WRITE_METHODS
+        write = method in WRITE_METHODS and not read_only
 
         def view(**path: str) -> Response:
             from app.api.auth import authenticate
@@ -228,6 +234,7 @@ def endpoint(
                 extension=extension,
                 public=public,
                 tag=tag,
+                read_only=read_only,
                 path_params=tuple(_PATH_PARAM.findall(rule)),
                 uuid_params=tuple(p for p in _PATH_PARAM.findall(rule)
                                   if annotations.get(p) in (uuid.UUID, "uuid.UUID", "UUID")),

@@ -17,6 +17,7 @@ MODULES = (
     "timekeeping",
     "appointment_types",
     "appointments",
+    "slots",
     "reports",
     "forecasting",
     "permissions",

@@ -1,0 +1,1 @@
+"""Benchmarks (`make bench`): slower measurements that never run in `make test`."""

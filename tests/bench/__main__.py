@@ -1,0 +1,207 @@
+"""`python -m tests.bench`: measure the /v1 API on a `--scale` organisation and print figures.
+
+Prints, each next to its target:
+- slot search p50/p95 over 14-day windows on a 2000-provider organisation (target p50 < 50 ms);
+- requests per second of GET /v1/shifts and GET /v1/appointments under gunicorn (2 workers)
+  next to a bare Flask JSON endpoint on the same gunicorn, as a ratio (target ≥ 0.5);
+- the time to compute a two-week timesheet for a whole team of 500 providers (target < 1 s).
+Every loop is bounded in count and time and talks only to 127.0.0.1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import httpx
+from sqlalchemy import select, update
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _env(workdir: Path, url: str | None) -> dict[str, str]:
+    return {
+        **os.environ,
+        "SHIFTDESK_DATABASE_URL": url or f"sqlite:///{workdir / 'bench.db'}",
+        "SHIFTDESK_SIGNING_KEY_PATH": str(workdir / "key.json"),
+        "SHIFTDESK_SECRET_KEY": "bench-secret",
+    }
+
+
+def _percentile(samples: list[float], fraction: float) -> float:
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, round(fraction * (len(ordered) - 1)))]
+
+
+def _token(env: dict[str, str], email: str) -> str:
+    out = subprocess.run([sys.executable, "-m", "app", "token", email, "--ttl", "3600"],
+                         env=env, check=True, capture_output=True, text=True, cwd=ROOT)
+    return out.stdout.strip()
+
+
+def bench_slot_search(env: dict[str, str], runs: int) -> None:
+    """Slot search latency through the whole app, in-process (no network in the figure)."""
+    os.environ.update(env)
+    from app import create_app
+    from app.api.models import AppointmentType
+    from app.config import Settings
+
+    app = create_app(Settings.from_env())
+    client = app.test_client()
+    headers = {"Authorization": f"Bearer {_token(env, 'scheduler@example.com')}"}
+    with app.extensions["shiftdesk"].db.unit_of_work() as session:
+        types = [t.id for t in session.scalars(
+            select(AppointmentType).where(AppointmentType.archived_at.is_(None)))]
+    start = datetime.now(UTC).replace(minute=0, second=0, microsecond=0)
+    samples: list[float] = []
+    statuses: set[int] = set()
+    for index in range(runs):
+        body = {
+            "appointmentTypeId": str(types[index % len(types)]),
+            "startDate": (start + timedelta(hours=index % 48)).strftime("%Y-%m-%dT%H:%M:%S+0000"),
+            "endDate": (start + timedelta(days=14, hours=index % 48))
+            .strftime("%Y-%m-%dT%H:%M:%S+0000"),
+            "limit": 10,
+        }
+        began = time.perf_counter()
+        response = client.post("/v1/appointments/slots", json=body, headers=headers)
+        samples.append((time.perf_counter() - began) * 1000)
+        statuses.add(response.status_code)
+    p50, p95 = _percentile(samples, .5), _percentile(samples, .95)
+    print(f"slot search, 14-day window, {runs} runs: p50 {p50:.1f} ms, p95 {p95:.1f} ms "
+          f"(target p50 < 50 ms); statuses {sorted(statuses)}")
+
+
+def bench_timesheet(env: dict[str, str], team_size: int) -> None:
+    """A two-week timesheet for one team of `team_size` providers, through the API in-process."""
+    os.environ.update(env)
+    from app import create_app
+    from app.api.models import Provider, Team
+    from app.config import Settings
+
+    app = create_app(Settings.from_env())
+    db = app.extensions["shiftdesk"].db
+    with db.unit_of_work(write=True) as session:
+        team = session.scalars(select(Team).order_by(Team.name)).first()
+        ids = list(session.scalars(select(Provider.id).order_by(Provider.id).limit(team_size)))
+        session.execute(update(Provider).where(Provider.id.in_(ids)).values(team_id=team.id))
+        team_id = team.id
+    headers = {"Authorization": f"Bearer {_token(env, 'admin@example.com')}"}
+    end = datetime.now(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
+    params: dict[str, Any] = {
+        "team": str(team_id), "pageSize": 200,
+        "startDate": (end - timedelta(days=14)).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "endDate": end.strftime("%Y-%m-%dT%H:%M:%SZ"),
+    }
+    client = app.test_client()
+    began = time.perf_counter()
+    sheets = 0
+    while True:
+        response = client.get("/v1/timekeeping/timesheet", query_string=params, headers=headers)
+        if response.status_code != 200:
+            print(f"timesheet: HTTP {response.status_code} {response.get_json()}")
+            return
+        body = response.get_json()
+        sheets += len(body["items"])
+        if not body["cursor"]:
+            break
+        params["cursor"] = body["cursor"]
+    elapsed = time.perf_counter() - began
+    print(f"two-week timesheet for a team of {sheets} providers: {elapsed * 1000:.0f} ms "
+          f"(target < 1000 ms)")
+
+
+def _load(url: str, headers: dict[str, str], seconds: float, threads: int) -> float:
+    """Requests per second one URL sustains from `threads` keep-alive clients, bounded in time."""
+    done = 0
+    lock = threading.Lock()
+    stop = time.monotonic() + seconds
+
+    def worker() -> None:
+        nonlocal done
+        count = 0
+        with httpx.Client(headers=headers, timeout=10) as client:
+            while time.monotonic() < stop and count < 100_000:
+                response = client.get(url)
+                response.raise_for_status()
+                count += 1
+        with lock:
+            done += count
+
+    pool = [threading.Thread(target=worker) for _ in range(threads)]
+    began = time.monotonic()
+    for thread in pool:
+        thread.start()
+    for thread in pool:
+        thread.join()
+    return done / (time.monotonic() - began)
+
+
+def bench_throughput(env: dict[str, str], seconds: float) -> None:
+    """GET /v1/shifts and /v1/appointments against a bare JSON endpoint on one gunicorn."""
+    port = _free_port()
+    server = subprocess.Popen(
+        [sys.executable, "-m", "gunicorn", "--workers", "2", "--bind", f"127.0.0.1:{port}",
+         "--log-level", "warning", "tests.bench.wsgi:app"],
+        env=env, cwd=ROOT,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                httpx.get(base + "/bench/bare", timeout=2)
+                break
+            except httpx.TransportError:
+                if time.monotonic() > deadline or server.poll() is not None:
+                    raise RuntimeError("gunicorn did not start") from None
+                time.sleep(0.2)
+        headers = {"Authorization": f"Bearer {_token(env, 'admin@example.com')}"}
+        bare = _load(base + "/bench/bare", {}, seconds, 4)
+        print(f"bare Flask JSON endpoint: {bare:.0f} req/s")
+        for path in ("/v1/shifts?pageSize=20", "/v1/appointments?pageSize=20"):
+            rate = _load(base + path, headers, seconds, 4)
+            print(f"GET {path}: {rate:.0f} req/s, ratio {rate / bare:.2f} to bare Flask "
+                  "(target ≥ 0.5)")
+    finally:
+        server.terminate()
+        server.wait(timeout=20)
+
+
+def main() -> None:
+    """Parse options, build the organisation once, run every benchmark."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--scale", type=int, default=2000)
+    parser.add_argument("--database-url", default=None, help="default: a temporary SQLite file")
+    parser.add_argument("--slot-runs", type=int, default=60)
+    parser.add_argument("--seconds", type=float, default=8.0)
+    parser.add_argument("--team-size", type=int, default=500)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="shiftdesk-bench-") as tmp:
+        env = _env(Path(tmp), args.database_url)
+        began = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "app", "init", "--scale", str(args.scale)],
+                       env=env, check=True, cwd=ROOT, stderr=subprocess.DEVNULL)
+        print(f"init --scale {args.scale}: {time.perf_counter() - began:.1f} s")
+        bench_throughput(env, args.seconds)
+        bench_slot_search(env, args.slot_runs)
+        bench_timesheet(env, args.team_size)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,15 @@
+"""The app under benchmark, plus a bare Flask JSON endpoint to compare it with (bench only)."""
+
+from __future__ import annotations
+
+from flask import jsonify
+
+from app import create_app
+
+app = create_app()
+
+
+@app.get("/bench/bare")
+def bare() -> object:
+    """The cheapest JSON answer Flask can give."""
+    return jsonify({"ok": True})
