@@ -53,7 +53,10 @@ def parse_timestamp(value: Any) -> datetime:
         parsed = datetime.fromisoformat(text)
     except ValueError as exc:
         raise ValueError("not a valid calendar date and time") from exc
-    return parsed.astimezone(UTC)
+    try:
+        return parsed.astimezone(UTC)
+    except OverflowError as exc:
+        raise ValueError("timestamp is out of range") from exc
 
 
 def format_timestamp(value: datetime) -> str:

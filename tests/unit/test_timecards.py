@@ -13,15 +13,19 @@ from hypothesis import strategies as st
 
 from app.api.domain.intervals import Interval
 from app.api.domain.timecards import (
+    MAX_AHEAD,
     NEXT_ACTIONS,
     PayPeriodTemplate,
     Punch,
+    allowed_at,
     allowed_next,
     is_valid_next,
+    last_at,
     local_midnights,
     parse_pay_period_template,
     pay_period_containing,
     pay_periods_overlapping,
+    too_far_ahead,
 )
 
 NY = ZoneInfo("America/New_York")
@@ -94,6 +98,60 @@ def test_allowed_next_depends_only_on_the_last_counted_punch(
     counted = sorted((p for p in punches if p.state != "rejected"), key=lambda p: p.time)
     last = counted[-1].action if counted else None
     assert allowed_next(punches) == list(NEXT_ACTIONS[last])
+
+
+# Punches at a time --------------------------------------------------------------------------
+
+
+def test_allowed_at_ignores_punches_after_the_time() -> None:
+    punches = [punch("clock_in", 0), punch("break_start", 360), punch("break_end", 390),
+               punch("clock_out", 720)]
+    assert allowed_at(punches, T0 - timedelta(minutes=1)) == ["clock_in"]
+    assert allowed_at(punches, T0 + timedelta(minutes=100)) == ["clock_out", "break_start"]
+    assert allowed_at(punches, T0 + timedelta(minutes=370)) == ["break_end"]
+    assert allowed_at(punches, T0 + timedelta(minutes=800)) == ["clock_in"]
+
+
+def test_allowed_at_counts_a_punch_at_the_same_instant() -> None:
+    # A repeated punch with the same time (a double submit) sees the first one.
+    assert allowed_at([punch("clock_in", 0)], T0) == ["clock_out", "break_start"]
+
+
+def test_last_at_skips_rejected_and_later_punches() -> None:
+    first = punch("clock_in", 0)
+    punches = [first, punch("clock_out", 10, state="rejected"), punch("clock_out", 30)]
+    assert last_at(punches, T0 + timedelta(minutes=20)) is first
+    assert last_at(punches, T0 - timedelta(seconds=1)) is None
+
+
+def test_too_far_ahead_allows_a_small_clock_drift() -> None:
+    assert not too_far_ahead(T0 + MAX_AHEAD, T0)
+    assert too_far_ahead(T0 + MAX_AHEAD + timedelta(seconds=1), T0)
+    assert not too_far_ahead(T0 - timedelta(days=30), T0)
+
+
+@given(st.lists(st.tuples(st.sampled_from(ACTIONS), st.integers(0, 500),
+                          st.sampled_from(["pending", "approved", "rejected"])), max_size=12),
+       st.integers(-10, 510))
+def test_allowed_at_equals_allowed_next_of_the_punches_until_then(
+        raw: list[tuple[str, int, str]], minute: int) -> None:
+    punches = [punch(a, m, s) for a, m, s in raw]
+    at = T0 + timedelta(minutes=minute)
+    assert allowed_at(punches, at) == allowed_next(p for p in punches if p.time <= at)
+
+
+@given(st.lists(st.integers(0, 3), max_size=20), st.integers(0, 3))
+def test_punching_only_allowed_actions_in_time_order_keeps_the_machine_valid(
+        choices: list[int], extra: int) -> None:
+    punches: list[Punch] = []
+    for step, choice in enumerate(choices):
+        options = allowed_at(punches, T0 + timedelta(minutes=step))
+        punches.append(punch(options[choice % len(options)], minutes=step))
+    for before, after in pairwise(punches):
+        assert after.action in NEXT_ACTIONS[before.action]
+    action = ACTIONS[extra]
+    assert (action in allowed_at(punches, T0 + timedelta(minutes=len(choices)))) == \
+        is_valid_next(punches, action)
 
 
 # Pay period templates -------------------------------------------------------------------------

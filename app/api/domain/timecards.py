@@ -2,7 +2,9 @@
 
 Next actions follow the last non-rejected punch in time order (DESIGN.md "Timecards"): none or
 `clock_out` → `clock_in`; `clock_in` or `break_end` → `clock_out`, `break_start`; `break_start` →
-`break_end`. A provider has one timecard per pay period of their pay-period template
+`break_end`. A new punch is checked against the punches at or before its own time
+(`allowed_at`), so a forgotten punch can be filled in later; it may be dated at most `MAX_AHEAD`
+after now. A provider has one timecard per pay period of their pay-period template
 (`{type: weekly|biweekly, startDate}`); periods start at local midnight of the template's anchor
 day in the site time zone, so a period is 167, 168 or 169 hours long across a DST change.
 
@@ -34,6 +36,10 @@ NEXT_ACTIONS: Mapping[str | None, tuple[PunchAction, ...]] = {
 MAX_SESSION = timedelta(hours=24)
 """The longest a clock-in stays open: punches older than this before a period do not carry over,
 and an open clock-in is overdue (`no_clock_out`) this long after it at the latest."""
+
+MAX_AHEAD = timedelta(minutes=5)
+"""How far after now a punch may be dated: device clocks drift a little, shifts do not start
+early by punching tomorrow."""
 
 PERIOD_DAYS = {"weekly": 7, "biweekly": 14}
 
@@ -90,6 +96,23 @@ def allowed_next(punches: Iterable[PunchLike]) -> list[PunchAction]:
 def is_valid_next(punches: Iterable[PunchLike], action: str) -> bool:
     """Whether `action` may be punched after `punches`."""
     return action in allowed_next(punches)
+
+
+def last_at(punches: Iterable[P], at: datetime) -> P | None:
+    """The last non-rejected punch at or before `at`, or None."""
+    return last_effective(p for p in punches if p.time <= at)
+
+
+def allowed_at(punches: Iterable[PunchLike], at: datetime) -> list[PunchAction]:
+    """The punch actions allowed for a punch dated `at`: those after the last counted punch at
+    or before it (punches later than `at` do not matter)."""
+    last = last_at(punches, at)
+    return list(NEXT_ACTIONS[last.action if last is not None else None])
+
+
+def too_far_ahead(at: datetime, now: datetime) -> bool:
+    """Whether a punch dated `at` lies more than `MAX_AHEAD` after `now`."""
+    return at > now + MAX_AHEAD
 
 
 @dataclass(frozen=True)

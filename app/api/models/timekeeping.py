@@ -72,3 +72,4 @@ class TimecardPunch(Base):
     admin_note: Mapped[str | None]
 
     timecard: Mapped[Timecard] = relationship(back_populates="punches")
+    provider: Mapped[Provider] = relationship()

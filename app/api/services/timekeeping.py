@@ -1,22 +1,26 @@
-"""Reading timekeeping: a provider's timecard for a pay period, the signed-in provider's own
-timecard with their current and next shift, and timesheets (one provider's, or a team's page).
+"""Timekeeping: reading a provider's timecard for a pay period, the signed-in provider's own
+timecard with their current and next shift, and timesheets (one provider's, or a team's page);
+writing punches (create, review, delete).
 
-Loads in bulk and hands plain data to `app.api.domain.timecards` and `app.api.domain.timesheets`,
-which decide everything; converts the results to the wire. A team's timesheets cost the same
-statements whatever the page size: the providers, the default pay code, then one statement each
-for shifts, segments, punches and timecards of the whole page. Must not commit, write, read the
-clock (callers pass `now`) or know about Flask requests.
+Punch writes of one provider are serialised by `lock_provider`, so that two simultaneous
+clock-ins cannot both see "no clock-in yet". Loads in bulk and hands plain data to
+`app.api.domain.timecards` and `app.api.domain.timesheets`, which decide everything; converts
+the results to the wire. A team's timesheets cost the same statements whatever the page size:
+the providers, the default pay code, then one statement each for shifts, segments, punches and
+timecards of the whole page. Must not commit, read the clock (callers pass `now`) or know about
+Flask requests.
 """
 
 from __future__ import annotations
 
 import uuid
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, tzinfo
 
 from sqlalchemy import case, select
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, lazyload, selectinload
 
 from app.api.auth import Actor
@@ -100,6 +104,25 @@ def _stored_timecard(session: Session, provider_id: uuid.UUID, at: datetime) -> 
     ).first()
 
 
+def in_order(punches: Iterable[TimecardPunch]) -> list[TimecardPunch]:
+    """Punches in time order; punches at the same instant in the order they were made."""
+    return sorted(punches, key=lambda p: (p.time, p.created_at, str(p.id)))
+
+
+def template_period(provider: Provider, at: datetime, zone: tzinfo) -> Interval[datetime]:
+    """Return the pay period of the provider's template containing `at`.
+    Raises `pay-period-not-found` when the provider has no usable template."""
+    template, why = _template(provider, zone)
+    if template is None:
+        raise ProblemError(
+            ProblemCode.PAY_PERIOD_NOT_FOUND,
+            f"No pay period of {provider.name or provider.email} contains "
+            f"{format_timestamp(at)}: {why}. Ask an administrator to set the provider's "
+            "pay period template.",
+        )
+    return cards.pay_period_containing(template, at, zone)
+
+
 def _carried_punch(session: Session, provider_id: uuid.UUID,
                    period_start: datetime) -> TimecardPunch | None:
     """The last counted punch in the `MAX_SESSION` before a period: a shift open across the
@@ -129,17 +152,9 @@ def timecard_at(session: Session, *, actor: Actor, provider: Provider, at: datet
     actor.require("view", "Timecard", timecard_fields(provider, timecard))
     if timecard is not None:
         period = Interval(timecard.period_start, timecard.period_end)
-        punches = list(timecard.punches)
+        punches = in_order(timecard.punches)
     else:
-        template, why = _template(provider, zone)
-        if template is None:
-            raise ProblemError(
-                ProblemCode.PAY_PERIOD_NOT_FOUND,
-                f"No pay period of {provider.name or provider.email} contains "
-                f"{format_timestamp(at)}: {why}. Ask an administrator to set the provider's "
-                "pay period template.",
-            )
-        period = cards.pay_period_containing(template, at, zone)
+        period = template_period(provider, at, zone)
         punches = []
     carried = _carried_punch(session, provider.id, period.start)
     history = [carried, *punches] if carried is not None else punches
@@ -203,6 +218,182 @@ def my_timecard(session: Session, *, actor: Actor, now: datetime, zone: tzinfo) 
     return wire.TimecardMe(punches=[punch_read(p) for p in view.punches],
                            next_action=view.next_actions,
                            current_shift=_shift_brief(current), next_shift=_shift_brief(upcoming))
+
+
+# Punch writes --------------------------------------------------------------------------------
+
+
+def lock_provider(session: Session, *, provider_id: uuid.UUID) -> None:
+    """Lock the provider's row until the transaction ends, serialising their punch writes.
+
+    PostgreSQL takes a row lock (`SELECT … FOR UPDATE`), so a second writer waits and then reads
+    the first one's punches; SQLite renders no `FOR UPDATE`, but a write unit of work already holds
+    the database write lock from `BEGIN IMMEDIATE`. An unknown provider locks nothing.
+    """
+    session.execute(select(Provider.id).where(Provider.id == provider_id).with_for_update())
+
+
+def _punch_provider(session: Session, provider_id: uuid.UUID) -> Provider:
+    provider = session.get(Provider, provider_id)
+    if provider is None:
+        raise validation("/provider", f"no provider has the id {provider_id}")
+    if provider.status == "dismissed":
+        raise validation("/provider", f"{provider.name or provider.email} is dismissed and can "
+                                      "no longer punch")
+    return provider
+
+
+def _check_punch_time(at: datetime, now: datetime) -> None:
+    check_instant(at, "/time")
+    if cards.too_far_ahead(at, now):
+        minutes = int(cards.MAX_AHEAD.total_seconds() // 60)
+        raise validation("/time", f"{format_timestamp(at)} is more than {minutes} minutes ahead "
+                                  f"of now ({format_timestamp(now)}); punch when it happens")
+
+
+def _refuse(action: str, detail: str) -> ProblemError:
+    return ProblemError(ProblemCode.UNAUTHORIZED, detail, action=action, resource="Timecard",
+                        reason=detail)
+
+
+def create_timecard(session: Session, *, provider_id: uuid.UUID,
+                    period: Interval[datetime]) -> Timecard:
+    """Create the provider's timecard for `period`, or return the one another transaction
+    created first (timecards are unique per provider and period start)."""
+    card = Timecard(provider_id=provider_id, period_start=period.start, period_end=period.end)
+    try:
+        with session.begin_nested():
+            session.add(card)
+    except IntegrityError:
+        # The loser of a creation race: the savepoint is rolled back, the winner's card is
+        # committed (PostgreSQL makes the insert wait for it), so read it.
+        existing = session.scalars(
+            select(Timecard).where(Timecard.provider_id == provider_id,
+                                   Timecard.period_start == period.start)
+        ).first()
+        if existing is None:
+            raise
+        return existing
+    return card
+
+
+def _invalid_action(action: str, at: datetime, last: TimecardPunch | None,
+                    allowed: Sequence[str]) -> ProblemError:
+    after = (f"the last punch before it is {last.action} at {format_timestamp(last.time)}"
+             if last is not None else "there is no punch before it")
+    return ProblemError(
+        ProblemCode.INVALID_PUNCH_ACTION,
+        f"{action} is not allowed at {format_timestamp(at)}: {after}, so the allowed actions "
+        f"are {', '.join(allowed)}.",
+    )
+
+
+def create_punch(session: Session, *, actor: Actor, body: wire.PunchCreate, now: datetime,
+                 zone: tzinfo) -> TimecardPunch:
+    """Punch on the provider's timecard for the pay period containing the punch's time (creating
+    the timecard when missing). Call `lock_provider` first.
+
+    Needs `create` Timecard (or `edit` Timecard, as managers have) for the provider. The action
+    must follow the last counted punch at or before the punch's time; setting `state` (other than
+    pending) or `adminNote` needs `approve` Timecard. Raises `validation`,
+    `unauthorized`, `pay-period-not-found`, `invalid-punch-action`.
+    """
+    provider = _punch_provider(session, body.provider)
+    at = body.time if body.time is not None else now
+    _check_punch_time(at, now)
+    timecard = _stored_timecard(session, provider.id, at)
+    fields = timecard_fields(provider, timecard)
+    if not actor.can("edit", "Timecard", fields):  # who may correct a timecard may add to it
+        actor.require("create", "Timecard", fields)
+    if (body.state != "pending" or body.admin_note is not None) \
+            and not actor.can("approve", "Timecard", fields):
+        raise _refuse("approve", "Only a manager who may approve this timecard can set a punch's "
+                                 "state or adminNote; leave them out to punch as pending.")
+    if timecard is not None:
+        period = Interval(timecard.period_start, timecard.period_end)
+        punches = in_order(timecard.punches)
+    else:
+        period = template_period(provider, at, zone)
+        punches = []
+    carried = _carried_punch(session, provider.id, period.start)
+    history = [carried, *punches] if carried is not None else punches
+    allowed = cards.allowed_at(history, at)
+    if body.action not in allowed:
+        raise _invalid_action(body.action, at, cards.last_at(history, at), allowed)
+    if timecard is None:
+        timecard = create_timecard(session, provider_id=provider.id, period=period)
+    punch = TimecardPunch(provider_id=provider.id, action=body.action, state=body.state, time=at,
+                          provider_note=body.provider_note, admin_note=body.admin_note)
+    punch.timecard = timecard
+    session.add(punch)
+    session.flush()
+    return punch
+
+
+def _locked_punch(session: Session, punch_id: uuid.UUID) -> tuple[TimecardPunch, Provider]:
+    """The punch and its provider, read after locking the provider's punch writes."""
+    found = session.get(TimecardPunch, punch_id)
+    if found is None:
+        raise not_found("timecard-punch", punch_id)
+    lock_provider(session, provider_id=found.provider_id)
+    punch = session.scalars(
+        select(TimecardPunch).where(TimecardPunch.id == punch_id)
+        .execution_options(populate_existing=True)
+    ).first()
+    if punch is None:  # deleted while we waited for the lock
+        raise not_found("timecard-punch", punch_id)
+    return punch, get_provider(session, provider_id=punch.provider_id)
+
+
+def delete_punch(session: Session, *, actor: Actor, punch_id: uuid.UUID) -> None:
+    """Delete a punch: any punch with `edit` Timecard, or the caller's own pending punch with
+    `create` Timecard. The next actions then follow the remaining punches.
+    Raises `timecard-punch-not-found`, `unauthorized`."""
+    punch, provider = _locked_punch(session, punch_id)
+    fields = timecard_fields(provider, punch.timecard)
+    if not actor.can("edit", "Timecard", fields):
+        own = actor.provider_id == punch.provider_id and actor.can("create", "Timecard", fields)
+        if not own:
+            actor.require("edit", "Timecard", fields)
+        if punch.state != "pending":
+            raise _refuse("edit", f"This punch is already {punch.state}; only pending punches can "
+                                  "be withdrawn by their provider. Ask your manager to correct it.")
+    session.delete(punch)
+    session.flush()
+
+
+def update_punch(session: Session, *, actor: Actor, punch_id: uuid.UUID,
+                 body: wire.PunchUpdate, now: datetime) -> TimecardPunch:
+    """Review a punch: `state` needs `approve` Timecard, `adminNote` and `time` need `edit`.
+
+    A corrected time must stay inside the punch's timecard period and at most `MAX_AHEAD` after
+    now. The punch sequence is not re-checked: next actions follow the punches as they now are.
+    Raises `timecard-punch-not-found`, `unauthorized`, `validation`.
+    """
+    punch, provider = _locked_punch(session, punch_id)
+    fields = timecard_fields(provider, punch.timecard)
+    sent = body.model_fields_set
+    if body.state is not None:
+        actor.require("approve", "Timecard", fields)
+    if "admin_note" in sent or body.time is not None:
+        actor.require("edit", "Timecard", fields)
+    if body.time is not None:
+        _check_punch_time(body.time, now)
+        card = punch.timecard
+        if not Interval(card.period_start, card.period_end).contains(body.time):
+            raise validation(
+                "/time",
+                f"must stay inside the punch's pay period {format_timestamp(card.period_start)} "
+                f"to {format_timestamp(card.period_end)}; to move the punch to another period, "
+                "delete it and punch again",
+            )
+        punch.time = body.time
+    if body.state is not None:
+        punch.state = body.state
+    if "admin_note" in sent:
+        punch.admin_note = body.admin_note
+    session.flush()
+    return punch
 
 
 def default_pay_code_id(session: Session) -> uuid.UUID | None:
