@@ -1,5 +1,5 @@
 """Time off on the wire: policies, requests, the (extension) request, approve and reject bodies,
-and the list and count queries.
+the conflicts preview, and the list and count queries.
 
 Shape only. Membership of a policy (`provider-not-in-policy`), state transitions and the shift
 conflict strategies are applied by the API, never by these models.
@@ -31,6 +31,7 @@ from app.contract.common import (
 )
 from app.contract.pay_codes import PayCodeRead
 from app.contract.providers import ProviderRead
+from app.contract.shifts import ShiftRead
 from app.contract.users import UserRead
 
 TimeOffPolicyType = Literal[
@@ -218,3 +219,12 @@ class TimeOffReject(ApiModel):
     model_config = ConfigDict(json_schema_extra=EXTENSION)
 
     rejection_reason: str | None = Field(default=None, description="Shown to the provider.")
+
+
+class TimeOffRequestConflicts(ApiModel):
+    """Answer of GET /v1/time-off/requests/{requestId}/conflicts (extension): the provider's
+    shifts that approval would act on, by start date."""
+
+    model_config = ConfigDict(json_schema_extra=EXTENSION)
+
+    items: list[ShiftRead]

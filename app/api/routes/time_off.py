@@ -1,26 +1,35 @@
-"""Time off: policies (`GET /v1/time-off/policies[/{policyId}]`) and requests
-(`GET /v1/time-off/requests`, `/count` and `/{requestId}`).
+"""Time off: policies (`GET /v1/time-off/policies[/{policyId}]`), requests
+(`GET /v1/time-off/requests`, `/count` and `/{requestId}`) and the extensions that write them:
+create, approve (with a shift-conflict strategy), reject, cancel, and the conflicts preview.
 
 Thin views over `app.api.services.time_off`: lists and counts show only what the caller may view,
 filtered in SQL by the same rules as one-object reads. Requests embed their `policy`, never their
-`provider`.
+`provider`. The clock is read here, at the edge, and the site zone comes from the settings.
 """
 
 from __future__ import annotations
 
 import uuid
+from datetime import UTC, datetime
 
+from flask import url_for
 from sqlalchemy.orm import Session
 
 from app.api.auth import Actor
 from app.api.pagination import Paginator
 from app.api.routing import endpoint
 from app.api.services import time_off as service
+from app.api.services.shifts import to_read as shift_read
+from app.config import Settings
 from app.contract.time_off import (
+    TimeOffApprove,
     TimeOffPolicyListQuery,
     TimeOffPolicyPage,
     TimeOffPolicyRead,
+    TimeOffReject,
+    TimeOffRequestConflicts,
     TimeOffRequestCount,
+    TimeOffRequestCreate,
     TimeOffRequestFilter,
     TimeOffRequestListQuery,
     TimeOffRequestPage,
@@ -81,3 +90,92 @@ def get_time_off_request(
 ) -> TimeOffRequestRead:
     """One time-off request, its policy embedded."""
     return service.request_read(service.get_request(session, actor=actor, request_id=request_id))
+
+
+# Writes (extensions) ----------------------------------------------------------------------------
+
+_DECISION_CODES = ["time-off-request-not-found", "unauthorized", "invalid-state-transition"]
+
+
+@endpoint("POST", "/time-off/requests", summary="Request time off", body=TimeOffRequestCreate,
+          response=TimeOffRequestRead, status=201,
+          codes=["validation", "negative-range", "unauthorized", "provider-not-in-policy"],
+          extension=True, tag=TAG)
+def create_time_off_request(
+    session: Session, actor: Actor, body: TimeOffRequestCreate, settings: Settings
+) -> tuple[TimeOffRequestRead, dict[str, str]]:
+    """Ask for time off under a policy; the request starts `pending`.
+
+    `providerId` defaults to the caller's own provider (a caller who is not a provider must give
+    it). `isFullDay` defaults to whether the policy accrues in days. `dailyHours` is computed per
+    local calendar day of the site's time zone (DST-aware) unless given: a full day is the
+    provider's daily hours (8 when unset) and a partial day counts the hours of the request
+    inside it, capped at a full day. `paidHours` is 0 under an unpaid policy type (`unpaid-day`,
+    `absence`), a full day per day off when the policy accrues in days, and otherwise the sum of
+    `dailyHours`. Needs `create` TimeOffRequest on the new request's fields.
+    """
+    request = service.create_request(session, actor=actor, body=body, zone=settings.zone,
+                                     now=datetime.now(UTC))
+    return service.request_read(request), {
+        "Location": url_for("api.get_time_off_request", request_id=request.id)}
+
+
+@endpoint("POST", "/time-off/requests/<request_id>/approve", summary="Approve a time-off request",
+          body=TimeOffApprove, response=TimeOffRequestRead, codes=_DECISION_CODES,
+          extension=True, tag=TAG)
+def approve_time_off_request(
+    session: Session, actor: Actor, body: TimeOffApprove, settings: Settings,
+    request_id: uuid.UUID,
+) -> TimeOffRequestRead:
+    """Approve a pending request and, in the same transaction, apply `conflictResolution` to
+    every shift of the provider that overlaps it (whole local days for a full-day request;
+    callout shifts are left alone).
+
+    `delete` deletes them, `callout` marks them callouts, `keep` leaves them; `deleteWithOpen`,
+    `calloutWithOpen` and `keepWithOpen` also create an open copy of each (no provider, same team,
+    segments and pay code). Needs `approve` TimeOffRequest.
+    """
+    request = service.approve_request(session, actor=actor, request_id=request_id, body=body,
+                                      zone=settings.zone, now=datetime.now(UTC))
+    return service.request_read(request)
+
+
+@endpoint("POST", "/time-off/requests/<request_id>/reject", summary="Reject a time-off request",
+          body=TimeOffReject, response=TimeOffRequestRead, codes=_DECISION_CODES,
+          extension=True, tag=TAG)
+def reject_time_off_request(
+    session: Session, actor: Actor, body: TimeOffReject, request_id: uuid.UUID
+) -> TimeOffRequestRead:
+    """Reject a pending request; `rejectionReason` (may be null) is shown to the provider.
+    Needs `approve` TimeOffRequest."""
+    request = service.reject_request(session, actor=actor, request_id=request_id, body=body,
+                                     now=datetime.now(UTC))
+    return service.request_read(request)
+
+
+@endpoint("POST", "/time-off/requests/<request_id>/cancel", summary="Cancel a time-off request",
+          response=TimeOffRequestRead, codes=_DECISION_CODES, extension=True, tag=TAG)
+def cancel_time_off_request(
+    session: Session, actor: Actor, request_id: uuid.UUID
+) -> TimeOffRequestRead:
+    """Cancel a pending or approved request. Cancelling an approved request does not restore
+    the shifts its approval deleted or called out. Needs `edit` TimeOffRequest (providers: their
+    own requests)."""
+    request = service.cancel_request(session, actor=actor, request_id=request_id,
+                                     now=datetime.now(UTC))
+    return service.request_read(request)
+
+
+@endpoint("GET", "/time-off/requests/<request_id>/conflicts",
+          summary="Preview the shifts a time-off approval acts on",
+          response=TimeOffRequestConflicts,
+          codes=["time-off-request-not-found", "unauthorized"], extension=True, tag=TAG)
+def list_time_off_request_conflicts(
+    session: Session, actor: Actor, settings: Settings, request_id: uuid.UUID
+) -> TimeOffRequestConflicts:
+    """The provider's shifts that overlap the request (whole local days for a full-day request),
+    callouts left out, by start date: what approval would delete, call out or keep. Needs
+    `approve` TimeOffRequest."""
+    shifts = service.request_conflicts(session, actor=actor, request_id=request_id,
+                                       zone=settings.zone)
+    return TimeOffRequestConflicts(items=[shift_read(s) for s in shifts])

@@ -1,31 +1,52 @@
-"""Reading time off: policies and requests, their filters and permission filters, eager loading
-and ORM → wire conversion.
+"""Time off: reading policies and requests (filters, permission filters, eager loading, ORM →
+wire conversion) and writing requests (create, approve with a shift-conflict strategy, reject,
+cancel).
 
 A request always embeds its `policy` (with the policy's pay code): it is loaded in the same
 statement as the request, so it costs nothing per row. The `provider` is never embedded: a full
-Provider is large and clients already have `providerId`. Must not commit, write, or know about
-Flask requests; routes call these functions inside their unit of work.
+Provider is large and clients already have `providerId`. The rules (hours per day, paid hours,
+states, conflict plans) live in `app.api.domain.time_off`; approval applies its plan to the
+provider's shifts here, through the ORM, in the route's transaction. Must not commit or know
+about Flask requests; routes call these functions inside their unit of work.
 """
 
 from __future__ import annotations
 
 import uuid
+from datetime import UTC, datetime, time
+from zoneinfo import ZoneInfo
 
-from sqlalchemy import Select, func, select
-from sqlalchemy.orm import Session, joinedload
+from sqlalchemy import Select, exists, func, select
+from sqlalchemy.orm import Session, joinedload, selectinload
 from sqlalchemy.orm.interfaces import LoaderOption
 
 from app.api.auth import Actor
-from app.api.models import Provider, TimeOffPolicy, TimeOffRequest
+from app.api.domain import time_off as rules
+from app.api.domain.intervals import Interval
+from app.api.models import (
+    Provider,
+    Shift,
+    ShiftPayCode,
+    ShiftSegment,
+    TimeOffDay,
+    TimeOffPolicy,
+    TimeOffRequest,
+    User,
+    time_off_policy_members,
+)
 from app.api.pagination import Paginator, SortKey
-from app.api.problems import not_found
+from app.api.problems import ProblemError, negative_range, not_found, validation
 from app.api.services.shifts import check_window
 from app.api.subjects import TIME_OFF_POLICY, TIME_OFF_REQUEST
 from app.contract.pay_codes import PayCodeRead
+from app.contract.problems import FieldError, ProblemCode
 from app.contract.time_off import (
     DailyHours,
+    TimeOffApprove,
     TimeOffPolicyListQuery,
     TimeOffPolicyRead,
+    TimeOffReject,
+    TimeOffRequestCreate,
     TimeOffRequestFilter,
     TimeOffRequestListQuery,
     TimeOffRequestRead,
@@ -181,3 +202,242 @@ def request_read(request: TimeOffRequest) -> TimeOffRequestRead:
         conflict_resolution=request.conflict_resolution,  # type: ignore[arg-type]  # CHECK
         is_full_day=request.is_full_day,
     )
+
+
+# Writes -----------------------------------------------------------------------------------------
+
+_SHIFT_LOADING: list[LoaderOption] = [
+    selectinload(Shift.segments).selectinload(ShiftSegment.labels),
+    selectinload(Shift.pay_codes),
+]
+
+
+def _fail_on(errors: list[FieldError]) -> None:
+    """Raise one `validation` problem naming every failure, the first in `path`."""
+    if errors:
+        raise validation(errors[0].path, errors[0].message, errors)
+
+
+def _day_rows(days: list[rules.DayOff]) -> list[TimeOffDay]:
+    """Per-day rows; a day is stored as its date's midnight in UTC, as the wire writes it."""
+    return [TimeOffDay(date=datetime.combine(d.day, time(0), tzinfo=UTC), duration=d.hours)
+            for d in days]
+
+
+def create_request(session: Session, *, actor: Actor, body: TimeOffRequestCreate,
+                   zone: ZoneInfo, now: datetime) -> TimeOffRequest:
+    """Create a pending request, its hours off per local day of `zone` and its paid hours.
+
+    `providerId` defaults to the caller's own provider. `dailyHours`, when given, replaces the
+    computed days (each must be a day of the request, none twice). Raises `negative-range` (path
+    `/endDate`), `validation` (longer than a year or outside 1900-2999; no provider to default
+    to; unknown or dismissed provider; unknown policy; bad `dailyHours`), `unauthorized` (create
+    TimeOffRequest on the new request's fields) and `provider-not-in-policy`.
+    """
+    if body.end_date <= body.start_date:
+        raise negative_range("/endDate")
+    _fail_on(rules.window_errors(body.start_date, body.end_date))
+    provider_id = body.provider_id or actor.provider_id
+    if provider_id is None:
+        raise validation("/providerId", "you are not a provider yourself; name the provider "
+                                        "whose time off this is")
+    provider = session.get(Provider, provider_id)
+    policy = session.get(TimeOffPolicy, body.policy_id)
+    errors: list[FieldError] = []
+    if provider is None:
+        errors.append(FieldError(path="/providerId",
+                                 message=f"no provider has the id {provider_id}"))
+    elif provider.status == "dismissed":
+        errors.append(FieldError(path="/providerId",
+                                 message=f"provider {provider_id} is dismissed"))
+    if policy is None:
+        errors.append(FieldError(path="/policyId",
+                                 message=f"no time-off policy has the id {body.policy_id}"))
+    _fail_on(errors)
+    if provider is None or policy is None:  # unreachable: _fail_on raised; narrows the types
+        raise validation("/policyId", "unknown policy or provider")
+    actor.require("create", "TimeOffRequest", {
+        "id": None, "providerId": provider.id, "policyId": policy.id, "status": "pending",
+        "startDate": body.start_date, "endDate": body.end_date, "teamId": provider.team_id,
+    })
+    member = session.scalar(select(exists().where(
+        time_off_policy_members.c.policy_id == policy.id,
+        time_off_policy_members.c.provider_id == provider.id,
+    )))
+    if not member:
+        raise ProblemError(
+            ProblemCode.PROVIDER_NOT_IN_POLICY,
+            f"{provider.name or provider.email} is not a member of the policy {policy.name!r}; "
+            "choose one of their policies or ask an administrator to add them.",
+        )
+    is_full_day = rules.is_full_day_default(body.is_full_day, policy.accrual_unit)
+    full_day = rules.full_day_hours(provider.daily_hours)
+    days = rules.daily_hours(body.start_date, body.end_date, zone=zone,
+                             is_full_day=is_full_day, full_day=full_day)
+    if body.daily_hours is not None:
+        given = [rules.DayOff(d.date.astimezone(UTC).date(), d.duration)
+                 for d in body.daily_hours]
+        _fail_on(rules.given_days_errors(given, [d.day for d in days]))
+        days = sorted(given, key=lambda d: d.day)
+    request = TimeOffRequest(
+        status="pending", start_date=body.start_date, end_date=body.end_date,
+        policy_id=policy.id, provider_id=provider.id, note=body.note, is_full_day=is_full_day,
+        paid_hours=rules.paid_hours(days, policy_type=policy.type,
+                                    accrual_unit=policy.accrual_unit, full_day=full_day),
+        created_at=now, updated_at=now,
+    )
+    request.daily_hours = _day_rows(days)
+    request.policy = policy
+    session.add(request)
+    session.flush()
+    return request
+
+
+def _lock_request(session: Session, request_id: uuid.UUID) -> TimeOffRequest:
+    """Load a request and lock its row for the transaction, or raise `time-off-request-not-found`.
+
+    `FOR UPDATE` serialises concurrent decisions on PostgreSQL (the second sees the first's
+    outcome); on SQLite the write unit of work already holds the write lock. No joined loading:
+    PostgreSQL refuses `FOR UPDATE` on the nullable side of an outer join.
+    """
+    request = session.get(TimeOffRequest, request_id, with_for_update=True)
+    if request is None:
+        raise not_found("time-off-request", request_id)
+    return request
+
+
+def _move(request: TimeOffRequest, action: str) -> str:
+    """Return the state `action` leads to, or raise `invalid-state-transition`."""
+    target = rules.next_state(request.status, action)
+    if target is None:
+        raise ProblemError(
+            ProblemCode.INVALID_STATE_TRANSITION,
+            f"This request is {request.status}; only "
+            f"{' or '.join(sorted(rules.TRANSITIONS[action]))} requests can be {action}d.",
+            currentState=request.status,
+        )
+    return target
+
+
+def _window(request: TimeOffRequest, zone: ZoneInfo) -> Interval[datetime]:
+    full = rules.is_full_day_default(request.is_full_day, request.policy.accrual_unit)
+    return rules.blocked_window(request.start_date, request.end_date, is_full_day=full, zone=zone)
+
+
+def _overlapping_shifts(session: Session, request: TimeOffRequest, zone: ZoneInfo, *,
+                        lock: bool) -> list[Shift]:
+    """The provider's shifts approval acts on (overlapping, not callouts), by start."""
+    window = _window(request, zone)
+    statement = (
+        select(Shift)
+        .where(Shift.provider_id == request.provider_id, Shift.is_callout.is_(False),
+               Shift.start_date < window.end, Shift.end_date > window.start)
+        .order_by(Shift.start_date, Shift.id)
+        .options(*_SHIFT_LOADING)
+    )
+    if lock:
+        statement = statement.with_for_update()
+    shifts = list(session.scalars(statement))
+    chosen = rules.conflicts(window, [(s.start_date, s.end_date, s.is_callout) for s in shifts])
+    return [shifts[i] for i in chosen]
+
+
+def _open_copy(shift: Shift, now: datetime) -> Shift:
+    """An open copy of a shift: same team, times, note, segments (roles, labels, skill
+    requirements) and pay code; no provider."""
+    copy = Shift(provider_id=None, team_id=shift.team_id, start_date=shift.start_date,
+                 end_date=shift.end_date, note=shift.note, is_callout=False,
+                 work_rule_override=shift.work_rule_override,
+                 minimum_notice_minutes=shift.minimum_notice_minutes,
+                 created_at=now, updated_at=now)
+    copy.segments = [
+        ShiftSegment(role_id=s.role_id, role_imported_id=s.role_imported_id,
+                     additional_info=s.additional_info, is_break=s.is_break,
+                     is_on_call=s.is_on_call, type=s.type, start_date=s.start_date,
+                     end_date=s.end_date, skill_requirement=s.skill_requirement,
+                     labels=list(s.labels), created_at=now)
+        for s in shift.segments
+    ]
+    copy.pay_codes = [ShiftPayCode(pay_code_id=p.pay_code_id, value=p.value)
+                      for p in shift.pay_codes]
+    return copy
+
+
+def approve_request(session: Session, *, actor: Actor, request_id: uuid.UUID,
+                    body: TimeOffApprove, zone: ZoneInfo, now: datetime) -> TimeOffRequest:
+    """Approve a pending request and apply the conflict strategy to every overlapping shift of
+    the provider, in the same transaction.
+
+    Overlapping: the shift's interval meets the request's (whole local days of `zone` for a
+    full-day request); callout shifts are left alone. `delete` deletes them, `callout` marks them
+    callouts (their version rises), `keep` leaves them; the `…WithOpen` variants also create an
+    open copy of each. Raises `time-off-request-not-found`, `unauthorized` (approve
+    TimeOffRequest) and `invalid-state-transition`.
+    """
+    request = _lock_request(session, request_id)
+    actor.require("approve", "TimeOffRequest", TIME_OFF_REQUEST.of(request))
+    target = _move(request, "approve")
+    plan = rules.PLANS[body.conflict_resolution]
+    for shift in _overlapping_shifts(session, request, zone, lock=True):
+        if plan.open_copy:
+            session.add(_open_copy(shift, now))
+        if plan.delete:
+            session.delete(shift)
+        elif plan.callout:
+            shift.is_callout = True
+            shift.updated_at = now
+    request.status = target
+    request.conflict_resolution = body.conflict_resolution
+    request.decided_at = now
+    request.updated_at = now
+    session.flush()
+    return request
+
+
+def reject_request(session: Session, *, actor: Actor, request_id: uuid.UUID,
+                   body: TimeOffReject, now: datetime) -> TimeOffRequest:
+    """Reject a pending request, recording who rejected it and why (shown to the provider).
+
+    Raises `time-off-request-not-found`, `unauthorized` (approve TimeOffRequest) and
+    `invalid-state-transition`.
+    """
+    request = _lock_request(session, request_id)
+    actor.require("approve", "TimeOffRequest", TIME_OFF_REQUEST.of(request))
+    request.status = _move(request, "reject")
+    request.rejected_by = session.get(User, actor.user_id)
+    request.rejection_reason = body.rejection_reason
+    request.decided_at = now
+    request.updated_at = now
+    session.flush()
+    return request
+
+
+def cancel_request(session: Session, *, actor: Actor, request_id: uuid.UUID,
+                   now: datetime) -> TimeOffRequest:
+    """Cancel a pending or approved request.
+
+    Cancelling an approved request does not restore the shifts its approval deleted or marked
+    callouts, nor remove open copies: the schedule may have moved on since. Raises
+    `time-off-request-not-found`, `unauthorized` (edit TimeOffRequest) and
+    `invalid-state-transition`.
+    """
+    request = _lock_request(session, request_id)
+    actor.require("edit", "TimeOffRequest", TIME_OFF_REQUEST.of(request))
+    request.status = _move(request, "cancel")
+    request.updated_at = now
+    session.flush()
+    return request
+
+
+def request_conflicts(session: Session, *, actor: Actor, request_id: uuid.UUID,
+                      zone: ZoneInfo) -> list[Shift]:
+    """Return the provider's shifts that approving the request would act on, by start.
+
+    Raises `time-off-request-not-found` and `unauthorized` (approve TimeOffRequest).
+    """
+    request = session.get(TimeOffRequest, request_id, options=[
+        joinedload(TimeOffRequest.policy), joinedload(TimeOffRequest.provider)])
+    if request is None:
+        raise not_found("time-off-request", request_id)
+    actor.require("approve", "TimeOffRequest", TIME_OFF_REQUEST.of(request))
+    return _overlapping_shifts(session, request, zone, lock=False)
