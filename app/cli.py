@@ -1,4 +1,4 @@
-"""The `shiftdesk` command: init, serve, token. Its options are a stable interface.
+"""The `shiftdesk` command: init, serve, token, worker, maintenance. Options are a stable interface.
 
 Reads settings once (`Settings.from_env`) and hands them down; prints only what each command
 promises (`token` prints the token alone on stdout).
@@ -113,6 +113,56 @@ def token(email: str, ttl: int | None) -> None:
     click.echo(mint_access_token(key, subject=user_id, issuer=settings.issuer,
                                  audience=settings.audience,
                                  ttl=ttl or settings.access_token_ttl))
+
+
+@main.command()
+@click.option("--burst", is_flag=True, help="Exit once the queue is empty.")
+def worker(burst: bool) -> None:
+    """Execute report runs from the Redis queue (needs SHIFTDESK_REDIS_URL)."""
+    from redis import Redis
+    from rq import Queue, Worker
+
+    from app.api.db import Database
+    from app.api.jobs.queue import JobContext, bind_worker, queue_name
+
+    settings = Settings.from_env()
+    if not settings.redis_url:
+        click.echo("Set SHIFTDESK_REDIS_URL: without Redis, report runs execute inside the "
+                   "server process.", err=True)
+        sys.exit(2)
+    database = Database(settings.database_url)
+    bind_worker(JobContext(database, settings))
+    connection = Redis.from_url(settings.redis_url)
+    queue = Queue(queue_name(settings.database_url), connection=connection)
+    click.echo(f"Worker on queue {queue.name} for {_safe_url(settings.database_url)}", err=True)
+    try:
+        Worker([queue], connection=connection).work(burst=burst)
+    finally:
+        database.dispose()
+
+
+@main.command()
+@click.argument("state", type=click.Choice(["on", "off", "status"]))
+def maintenance(state: str) -> None:
+    """Turn maintenance mode (writes answer 503) on or off, or print whether it is on."""
+    from app.api.db import Database
+    from app.api.models import AppSetting
+
+    settings = Settings.from_env()
+    database = Database(settings.database_url)
+    try:
+        with database.unit_of_work(write=state != "status") as session:
+            row = session.get(AppSetting, "maintenance_mode")
+            if state != "status":
+                if row is None:
+                    row = AppSetting(key="maintenance_mode", value=state == "on")
+                    session.add(row)
+                row.value = state == "on"
+            stored = bool(row is not None and row.value is True)
+    finally:
+        database.dispose()
+    forced = " (forced by SHIFTDESK_MAINTENANCE_MODE)" if settings.maintenance_mode else ""
+    click.echo("on" + forced if stored or settings.maintenance_mode else "off")
 
 
 def _ensure_sqlite_folder(settings: Settings) -> None:

@@ -8,6 +8,7 @@ chosen by path, never by `Accept`; elsewhere the UI's handlers answer.
 from __future__ import annotations
 
 import logging
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -16,6 +17,8 @@ from joserfc.jwk import KeySet, RSAKey
 from werkzeug.exceptions import HTTPException
 
 from app.api.db import Database
+from app.api.jobs.queue import JobQueue, make_queue
+from app.api.models import AppSetting
 from app.api.pagination import Paginator
 from app.api.problems import ProblemError, problem_response
 from app.api.tokens import Verifier, load_signing_key
@@ -23,6 +26,9 @@ from app.config import Settings
 from app.contract.problems import REGISTRY, ProblemCode
 
 log = logging.getLogger(__name__)
+
+MAINTENANCE_CACHE_SECONDS = 2.0
+"""How long one process trusts what it read of the `maintenance_mode` setting row."""
 
 
 @dataclass
@@ -34,10 +40,24 @@ class ApiState:
     verifier: Verifier
     paginator: Paginator
     signing_key: RSAKey | None
+    jobs: JobQueue | None = None
+    _maintenance: tuple[float, bool] = (float("-inf"), False)
 
     def maintenance_mode(self) -> bool:
-        """Whether writes are refused right now."""
-        return self.settings.maintenance_mode
+        """Whether writes are refused right now: the setting, or the `maintenance_mode` row.
+
+        The row is read at most every `MAINTENANCE_CACHE_SECONDS` per process.
+        """
+        if self.settings.maintenance_mode:
+            return True
+        checked_at, value = self._maintenance
+        if time.monotonic() - checked_at < MAINTENANCE_CACHE_SECONDS:
+            return value
+        with self.db.unit_of_work() as session:
+            row = session.get(AppSetting, "maintenance_mode")
+            value = bool(row is not None and row.value is True)
+        self._maintenance = (time.monotonic(), value)
+        return value
 
 
 def is_api_request() -> bool:
@@ -119,6 +139,7 @@ def init_app(app: Flask, settings: Settings) -> ApiState:
         paginator=Paginator(settings.secret_key),
         signing_key=signing_key,
     )
+    state.jobs = make_queue(settings, state.db)
     app.extensions["shiftdesk"] = state
     if "api" not in app.blueprints:
         app.register_blueprint(bp)

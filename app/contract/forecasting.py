@@ -20,7 +20,7 @@ class DemandForecastRow(OpenModel):
     role: Id = Field(description="Id of the role in demand.")
     start_date: Timestamp
     end_date: Timestamp
-    demand: float = Field(ge=0, description="Number of staff needed.")
+    demand: float = Field(ge=0, allow_inf_nan=False, description="Number of staff needed.")
 
 
 class DemandForecastUpload(RootModel[list[DemandForecastRow]]):

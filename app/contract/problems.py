@@ -69,6 +69,7 @@ REGISTRY: dict[str, CodeInfo] = {
     "unauthorized": CodeInfo(
         403, "Not allowed", {"action": "string", "resource": "string", "reason": "string?"}
     ),
+    "download-link-invalid": CodeInfo(403, "Download link invalid or expired", extension=True),
     # 404
     **{f"{name}-not-found": CodeInfo(404, f"{name.replace('-', ' ').capitalize()} not found")
        for name in _NOT_FOUND},

@@ -1,7 +1,7 @@
-"""Demand forecast: `GET /v1/forecasting/demand` (extension) reads stored rows back.
+"""Demand forecast: `POST /v1/forecasting/demand` uploads rows, `GET` (extension) reads them back.
 
-A thin view over `app.api.services.forecasting`; needs `view` on `DemandForecast`. The upload
-(`POST`) lives in its own change.
+Thin views over `app.api.services.forecasting`; uploading needs `create`, reading `view` on
+`DemandForecast`.
 """
 
 from __future__ import annotations
@@ -12,7 +12,29 @@ from app.api.auth import Actor
 from app.api.pagination import Paginator
 from app.api.routing import endpoint
 from app.api.services import forecasting as service
-from app.contract.forecasting import DemandForecastListQuery, DemandForecastPage
+from app.config import Settings
+from app.contract.forecasting import (
+    DemandForecastListQuery,
+    DemandForecastPage,
+    DemandForecastUpload,
+    DemandForecastUploadResult,
+)
+
+
+@endpoint("POST", "/forecasting/demand", summary="Upload demand forecast rows",
+          body=DemandForecastUpload, response=DemandForecastUploadResult, status=201,
+          codes=["batch-size-exceeded", "negative-range"], tag="Forecasting")
+def upload_demand_forecast(session: Session, actor: Actor, settings: Settings,
+                           body: DemandForecastUpload
+                           ) -> tuple[DemandForecastUploadResult, dict[str, str]]:
+    """Store a JSON array of rows (extra properties kept), all or none; answers the count.
+
+    At most `maxBatchSize` (1,000) rows: beyond, 400 `batch-size-exceeded`. Read them back with
+    `GET /v1/forecasting/demand`.
+    """
+    count = service.upload_demand_forecast(session, actor=actor, rows=body.root,
+                                           max_batch_size=settings.max_batch_size)
+    return DemandForecastUploadResult(count=count), {"Location": "/v1/forecasting/demand"}
 
 
 @endpoint("GET", "/forecasting/demand", summary="List demand forecast rows",

@@ -1,8 +1,9 @@
 """Permission rules: `GET /v1/authorization/permissions` and
-`GET /v1/authorization/permissions/{permissionId}` (both extensions).
+`GET /v1/authorization/permissions/{permissionId}` (both extensions), and
+`PATCH /v1/authorization/permissions/{permissionId}` (beta) replacing a rule's conditions.
 
-Readable by whoever may view the `Permission` subject (admins, in the standard roles). Queries
-live in `app.api.services.permissions`.
+Readable by whoever may view the `Permission` subject, editable by whoever may edit it (admins,
+in the standard roles). Queries live in `app.api.services.permissions`.
 """
 
 from __future__ import annotations
@@ -15,7 +16,12 @@ from app.api.auth import Actor
 from app.api.pagination import Paginator
 from app.api.routing import endpoint
 from app.api.services import permissions as permission_service
-from app.contract.permissions import PermissionListQuery, PermissionPage, PermissionRead
+from app.contract.permissions import (
+    PermissionListQuery,
+    PermissionPage,
+    PermissionRead,
+    PermissionUpdate,
+)
 
 
 @endpoint("GET", "/authorization/permissions", summary="List permission rules",
@@ -37,4 +43,19 @@ def get_permission(session: Session, actor: Actor, permission_id: uuid.UUID) -> 
     """One permission rule."""
     permission = permission_service.get_permission(session, actor=actor,
                                                    permission_id=permission_id)
+    return PermissionRead.model_validate(permission)
+
+
+@endpoint("PATCH", "/authorization/permissions/<permission_id>",
+          summary="Update a permission rule's conditions (beta)", body=PermissionUpdate,
+          response=PermissionRead, codes=["permission-not-found"], tag="Authorization")
+def update_permission(session: Session, actor: Actor, permission_id: uuid.UUID,
+                      body: PermissionUpdate) -> PermissionRead:
+    """Replace the rule's conditions; they apply from the next request on.
+
+    Conditions may name only the fields of the rule's subject; each mistake is listed in
+    `errors` with its JSON Pointer under `/conditions`.
+    """
+    permission = permission_service.update_permission(session, actor=actor,
+                                                      permission_id=permission_id, body=body)
     return PermissionRead.model_validate(permission)
