@@ -1,20 +1,30 @@
-"""Appointments: `GET /v1/appointments` and `GET /v1/appointments/{appointmentId}`.
+"""Appointments: list, get, create, update (optimistic locking) and delete.
 
 Thin views over `app.api.services.appointments`: the list shows only appointments the caller may
-view under the `Appointment` rules (filtered in SQL, so pages stay full and correct).
+view under the `Appointment` rules (filtered in SQL, so pages stay full and correct); the rules of
+a write live in `app.api.domain.appointments`. The clock is read here, at the edge. Slot search
+(`POST /v1/appointments/slots`) lives in `app.api.routes.slots`.
 """
 
 from __future__ import annotations
 
 import uuid
+from datetime import UTC, datetime
 
+from flask import url_for
 from sqlalchemy.orm import Session
 
 from app.api.auth import Actor
 from app.api.pagination import Paginator
 from app.api.routing import endpoint
 from app.api.services import appointments as service
-from app.contract.appointments import AppointmentListQuery, AppointmentPage, AppointmentRead
+from app.contract.appointments import (
+    AppointmentCreate,
+    AppointmentListQuery,
+    AppointmentPage,
+    AppointmentRead,
+    AppointmentUpdate,
+)
 
 
 @endpoint("GET", "/appointments", summary="List appointments", query=AppointmentListQuery,
@@ -36,3 +46,56 @@ def get_appointment(session: Session, actor: Actor, appointment_id: uuid.UUID) -
     """One appointment, with its `version` for optimistic locking."""
     appointment = service.get_appointment(session, actor=actor, appointment_id=appointment_id)
     return service.appointment_read(appointment)
+
+
+@endpoint("POST", "/appointments", summary="Book an appointment", body=AppointmentCreate,
+          response=AppointmentRead, status=201,
+          codes=["validation", "negative-range", "unauthorized", "appointment-overlap"],
+          tag="Appointments")
+def create_appointment(session: Session, actor: Actor, body: AppointmentCreate,
+                       ) -> tuple[AppointmentRead, dict[str, str]]:
+    """Book an appointment; `status` defaults to `upcoming`, `createdAt` to now.
+
+    `type` is the appointment type's label; when it names a type that is not archived, the
+    appointment is linked to it. `providerId` must name a provider who is not dismissed
+    (`validation` on `/providerId`). `cancellationDate` and `cancellationReason` are accepted only
+    with status `cancelled` (the date then defaults to now). An `upcoming` appointment may not
+    overlap another `upcoming` appointment of the same provider (`appointment-overlap`, listing
+    `conflicts`); back-to-back is fine.
+    """
+    appointment = service.create_appointment(session, actor=actor, body=body,
+                                             now=datetime.now(UTC))
+    location = url_for("api.get_appointment", appointment_id=appointment.id)
+    return service.appointment_read(appointment), {"Location": location}
+
+
+@endpoint("PATCH", "/appointments/<appointment_id>", summary="Update an appointment",
+          body=AppointmentUpdate, response=AppointmentRead,
+          codes=["validation", "negative-range", "read-only-field", "unauthorized",
+                 "appointment-not-found", "version-conflict", "appointment-overlap",
+                 "invalid-state-transition"],
+          tag="Appointments")
+def update_appointment(session: Session, actor: Actor, body: AppointmentUpdate,
+                       appointment_id: uuid.UUID) -> AppointmentRead:
+    """Change the members sent; `version` must be the current one (else `version-conflict`).
+
+    Cancelling (status `cancelled`) sets `cancellationDate` (the one sent, else now) and
+    `cancellationReason`; leaving `cancelled` clears both. Status moves: `upcoming` → any;
+    `occurred` ↔ `no-show`; any → `upcoming` (reopen); others are `invalid-state-transition`. A
+    cancelled appointment that stays cancelled accepts only cancellation changes. `createdAt` is
+    read-only (`read-only-field` unless it repeats the current value). Every accepted update
+    raises `version` by one.
+    """
+    appointment = service.update_appointment(session, actor=actor, appointment_id=appointment_id,
+                                             body=body, now=datetime.now(UTC))
+    return service.appointment_read(appointment)
+
+
+@endpoint("DELETE", "/appointments/<appointment_id>", summary="Delete an appointment",
+          status=204, codes=["unauthorized", "appointment-not-found"], tag="Appointments")
+def delete_appointment(session: Session, actor: Actor, appointment_id: uuid.UUID) -> None:
+    """Delete an appointment for good (to keep a record, cancel it instead).
+
+    Needs both create and edit Appointment on it.
+    """
+    service.delete_appointment(session, actor=actor, appointment_id=appointment_id)

@@ -1,19 +1,23 @@
-"""Labels: `GET /v1/settings/labels` and `GET /v1/settings/labels/{labelId}`.
+"""Labels: list, get, create, update (PUT with optional members) and delete.
 
-Any signed-in user may read labels (shift segments carry them). Queries live in
-`app.api.services.settings`.
+Any signed-in user may read labels (shift segments carry them); writes need the `Label` subject,
+which only admins hold by default. Queries and writes live in `app.api.services.settings`; the
+clock is read here, at the edge.
 """
 
 from __future__ import annotations
 
 import uuid
+from datetime import UTC, datetime
 
+from flask import url_for
 from sqlalchemy.orm import Session
 
+from app.api.auth import Actor
 from app.api.pagination import Paginator
 from app.api.routing import endpoint
 from app.api.services import settings as settings_service
-from app.contract.labels import LabelListQuery, LabelPage, LabelRead
+from app.contract.labels import LabelCreate, LabelListQuery, LabelPage, LabelRead, LabelUpdate
 
 
 @endpoint("GET", "/settings/labels", summary="List labels", query=LabelListQuery,
@@ -29,3 +33,31 @@ def list_labels(session: Session, query: LabelListQuery, pages: Paginator) -> La
 def get_label(session: Session, label_id: uuid.UUID) -> LabelRead:
     """One label."""
     return LabelRead.model_validate(settings_service.get_label(session, label_id=label_id))
+
+
+@endpoint("POST", "/settings/labels", summary="Create a label", body=LabelCreate,
+          response=LabelRead, status=201, codes=["validation", "unauthorized"], tag="Labels")
+def create_label(session: Session, actor: Actor, body: LabelCreate,
+                 ) -> tuple[LabelRead, dict[str, str]]:
+    """Create a label; `color` defaults to grey (#6B7280), `description` to null."""
+    label = settings_service.create_label(session, actor=actor, body=body, now=datetime.now(UTC))
+    return LabelRead.model_validate(label), {"Location": url_for("api.get_label",
+                                                                  label_id=label.id)}
+
+
+@endpoint("PUT", "/settings/labels/<label_id>", summary="Update a label", body=LabelUpdate,
+          response=LabelRead, codes=["validation", "unauthorized", "label-not-found"],
+          tag="Labels")
+def update_label(session: Session, actor: Actor, body: LabelUpdate,
+                 label_id: uuid.UUID) -> LabelRead:
+    """Change the members sent (all optional; a null `description` clears it)."""
+    label = settings_service.update_label(session, actor=actor, label_id=label_id, body=body,
+                                          now=datetime.now(UTC))
+    return LabelRead.model_validate(label)
+
+
+@endpoint("DELETE", "/settings/labels/<label_id>", summary="Delete a label", status=204,
+          codes=["unauthorized", "label-not-found"], tag="Labels")
+def delete_label(session: Session, actor: Actor, label_id: uuid.UUID) -> None:
+    """Delete a label; it disappears from every shift segment that carried it."""
+    settings_service.delete_label(session, actor=actor, label_id=label_id)

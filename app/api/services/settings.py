@@ -1,20 +1,24 @@
-"""Reading settings kept in the database: labels and pay codes.
+"""Settings kept in the database: reading labels and pay codes, and writing labels.
 
-Every signed-in user may read them (shift segments and timesheets show them), so nothing here
-filters by permission. Must not commit, read the request or know Flask.
+Every signed-in user may read them (shift segments and timesheets show them), so reads filter by
+no permission; label writes need the `Label` subject (by default only admins hold it). Must not
+commit, read the request, the clock (`now` is a parameter) or know Flask.
 """
 
 from __future__ import annotations
 
 import uuid
+from datetime import datetime
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from app.api.auth import Actor
 from app.api.models import Label, PayCode
 from app.api.pagination import Paginator, SortKey
 from app.api.problems import not_found
-from app.contract.labels import LabelListQuery
+from app.api.subjects import LABEL
+from app.contract.labels import LabelCreate, LabelListQuery, LabelUpdate
 from app.contract.pay_codes import PayCodeListQuery
 
 
@@ -32,6 +36,53 @@ def get_label(session: Session, *, label_id: uuid.UUID) -> Label:
     if label is None:
         raise not_found("label", label_id)
     return label
+
+
+def create_label(session: Session, *, actor: Actor, body: LabelCreate, now: datetime) -> Label:
+    """Create a label. Raises `unauthorized` (create Label)."""
+    label = Label(id=uuid.uuid4(), created_at=now, updated_at=now, name=body.name,
+                  description=body.description, color=body.color)
+    actor.require("create", "Label", LABEL.of(label))
+    session.add(label)
+    session.flush()
+    return label
+
+
+def update_label(session: Session, *, actor: Actor, label_id: uuid.UUID, body: LabelUpdate,
+                 now: datetime) -> Label:
+    """Change the members sent (a null `description` clears it); `updatedAt` becomes `now`.
+
+    Raises `label-not-found`, `unauthorized` (edit Label).
+    """
+    label = session.get(Label, label_id, with_for_update=True)
+    if label is None:
+        raise not_found("label", label_id)
+    actor.require("edit", "Label", LABEL.of(label))
+    sent = body.model_fields_set
+    if "name" in sent and body.name is not None:
+        label.name = body.name
+    if "description" in sent:
+        label.description = body.description
+    if "color" in sent and body.color is not None:
+        label.color = body.color
+    label.updated_at = now
+    session.flush()
+    return label
+
+
+def delete_label(session: Session, *, actor: Actor, label_id: uuid.UUID) -> None:
+    """Delete a label; the database removes it from every shift segment (ON DELETE CASCADE).
+
+    Needs both create and edit Label. Raises `label-not-found`, `unauthorized`.
+    """
+    label = session.get(Label, label_id, with_for_update=True)
+    if label is None:
+        raise not_found("label", label_id)
+    fields = LABEL.of(label)
+    actor.require("edit", "Label", fields)
+    actor.require("create", "Label", fields)
+    session.delete(label)
+    session.flush()
 
 
 def list_pay_codes(
