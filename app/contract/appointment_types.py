@@ -25,7 +25,7 @@ from app.contract.skills import SkillRequirement
 TypeName = Annotated[NonEmptyStr, Field(min_length=2)]
 """Name of an appointment type on write: at least two characters."""
 
-Length = Annotated[int, Field(ge=5, description="Duration in minutes, at least 5.")]
+Length = Annotated[int, Field(ge=5, le=1440, description="Duration in minutes, 5 to 1440.")]
 """Length of an appointment type on write."""
 
 _ALLOWED_ROLES = "Ids of the roles allowed to take this appointment type; null means any role."
