@@ -1,6 +1,7 @@
 """Property-based conformance: Schemathesis generates requests from /v1/openapi.json for every
-operation, writes included, and checks each answer against the same document — never a 500, documented status codes
-and content types, bodies matching their schemas, authentication enforced, invalid input refused.
+operation, writes included, and checks each answer against the same document — never a 500,
+documented status codes and content types, bodies matching their schemas, authentication
+enforced, invalid input refused.
 
 Runs in process on a SQLite copy of the shared test organisation, fast enough for `make test`: a
 few examples per operation, no coverage phase. `SHIFTDESK_FUZZ_EXAMPLES` raises the examples per
