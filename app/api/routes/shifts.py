@@ -1,20 +1,35 @@
-"""Shifts: `GET /v1/shifts` and `GET /v1/shifts/{shiftId}`.
+"""Shifts: `GET /v1/shifts`, `GET /v1/shifts/{shiftId}` and the extensions that write them:
+create, update (optimistic locking), delete and claim an open shift.
 
 Thin views over `app.api.services.shifts`: lists show only the shifts the caller may view (the
-same rules as one-shift reads, applied in SQL) and hide callouts unless asked for.
+same rules as one-shift reads, applied in SQL) and hide callouts unless asked for. The clock is
+read here, at the edge, and handed to the services.
 """
 
 from __future__ import annotations
 
 import uuid
+from datetime import UTC, datetime
 
+from flask import url_for
 from sqlalchemy.orm import Session
 
 from app.api.auth import Actor
 from app.api.pagination import Paginator
 from app.api.routing import endpoint
 from app.api.services import shifts as service
-from app.contract.shifts import ShiftGetQuery, ShiftListQuery, ShiftPage, ShiftRead
+from app.config import Settings
+from app.contract.shifts import (
+    ShiftClaim,
+    ShiftCreate,
+    ShiftGetQuery,
+    ShiftListQuery,
+    ShiftPage,
+    ShiftRead,
+    ShiftUpdate,
+)
+
+_WRITE_CODES = ["unauthorized", "negative-range", "validation"]
 
 
 @endpoint("GET", "/shifts", summary="List shifts", query=ShiftListQuery, response=ShiftPage,
@@ -44,3 +59,59 @@ def get_shift(session: Session, actor: Actor, query: ShiftGetQuery, shift_id: uu
     names = query.include_display_names
     shift = service.get_shift(session, actor=actor, shift_id=shift_id, display_names=names)
     return service.to_read(shift, display_names=names)
+
+
+@endpoint("POST", "/shifts", summary="Create a shift", body=ShiftCreate, response=ShiftRead,
+          status=201, codes=_WRITE_CODES, extension=True, tag="Shifts")
+def create_shift(session: Session, actor: Actor, body: ShiftCreate,
+                 ) -> tuple[ShiftRead, dict[str, str]]:
+    """Create a shift; leave `provider` out (or null) for an open shift.
+
+    Segments must lie inside the shift, ordered by startDate without overlapping, in existing
+    roles (of the shift's team when `team` is given) with existing labels. Needs `create` Shift on
+    the new shift's fields.
+    """
+    shift = service.create_shift(session, actor=actor, body=body, now=datetime.now(UTC))
+    return service.to_read(shift), {"Location": url_for("api.get_shift", shift_id=shift.id)}
+
+
+@endpoint("PATCH", "/shifts/<shift_id>", summary="Update a shift", body=ShiftUpdate,
+          response=ShiftRead, codes=["shift-not-found", "version-conflict", *_WRITE_CODES],
+          extension=True, tag="Shifts")
+def update_shift(session: Session, actor: Actor, body: ShiftUpdate, shift_id: uuid.UUID,
+                 ) -> ShiftRead:
+    """Change the members sent; `segments` and `payCodes` replace the whole lists.
+
+    `version` must be the shift's current version (else `version-conflict` with
+    `currentVersion`); every successful update raises it by one. Needs `edit` Shift on the shift
+    as it is and as it will be.
+    """
+    shift = service.update_shift(session, actor=actor, shift_id=shift_id, body=body,
+                                 now=datetime.now(UTC))
+    return service.to_read(shift)
+
+
+@endpoint("DELETE", "/shifts/<shift_id>", summary="Delete a shift", status=204,
+          codes=["shift-not-found", "unauthorized"], extension=True, tag="Shifts")
+def delete_shift(session: Session, actor: Actor, shift_id: uuid.UUID) -> None:
+    """Delete a shift with its segments and pay code. Needs `edit` and `create` Shift on it."""
+    service.delete_shift(session, actor=actor, shift_id=shift_id)
+
+
+@endpoint("POST", "/shifts/<shift_id>/claim", summary="Claim an open shift", body=ShiftClaim,
+          response=ShiftRead,
+          codes=["shift-not-found", "unauthorized", "validation", "shift-already-claimed",
+                 "shift-already-started", "shift-claim-window-closed", "shift-missing-skills",
+                 "shift-schedule-conflict"],
+          extension=True, tag="Shifts")
+def claim_shift(session: Session, actor: Actor, body: ShiftClaim, settings: Settings,
+                shift_id: uuid.UUID) -> ShiftRead:
+    """Claim an open shift for the caller's provider (managers may name another `provider`).
+
+    Refused when the shift is taken, has started, starts within the minimum notice (the shift's
+    own, else the site's), needs skills the provider lacks, or overlaps another of their shifts.
+    """
+    shift = service.claim_shift(session, actor=actor, shift_id=shift_id, body=body,
+                                now=datetime.now(UTC),
+                                default_notice_minutes=settings.claim_notice_minutes)
+    return service.to_read(shift)
