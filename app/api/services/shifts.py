@@ -326,8 +326,9 @@ def update_shift(session: Session, *, actor: Actor, shift_id: uuid.UUID, body: S
     """Change the members a PATCH names; `segments` and `payCodes` replace whole lists.
 
     Every successful update raises the version by one. Raises `shift-not-found`, `unauthorized`
-    (edit Shift on the current fields, edit and create on the changed ones), `version-conflict`, `negative-range`
-    (path `/endDate`) and `validation` (as for create; kept segments must fit new times and team).
+    (edit Shift on the current fields, edit and create on the changed ones), `version-conflict`,
+    `negative-range` (path `/endDate`) and `validation` (as for create; kept segments must fit new
+    times and team).
     """
     shift = _lock(session, shift_id)
     actor.require("edit", "Shift", SHIFT.of(shift))
