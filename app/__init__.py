@@ -12,7 +12,7 @@ from app.config import ROOT, Settings
 
 def create_app(settings: Settings | None = None) -> Flask:
     """Build the app from `settings` (default: read from `SHIFTDESK_*` variables)."""
-    from app import api, web
+    from app import api, idp, web
 
     settings = settings or Settings.from_env()
     flask_app = Flask(
@@ -27,6 +27,7 @@ def create_app(settings: Settings | None = None) -> Flask:
         JSON_SORT_KEYS=False,
     )
     flask_app.json.sort_keys = False  # type: ignore[attr-defined]
-    api.init_app(flask_app, settings)
+    state = api.init_app(flask_app, settings)
+    idp.init_app(flask_app, state)
     web.init_app(flask_app)
     return flask_app

@@ -40,6 +40,7 @@ class Settings(BaseModel):
     grace_minutes: int = 7
     claim_notice_minutes: int = 120
     max_batch_size: int = 1000
+    report_url_ttl: int = Field(default=900, description="Seconds a report download link works")
     redis_url: str | None = None
     api_url: str | None = None
     oidc_issuer: str | None = Field(

@@ -1,21 +1,92 @@
-"""The staff UI. Until the web shell lands this serves a landing page that points at the API.
+"""The staff UI: area blueprints, server-side sessions, sign-in, CSRF, headers and error pages.
 
-Must never import `app.api` or `app.idp`: the UI speaks to the API over HTTP only.
+`init_app` wires it into the one Flask app. The UI reaches the API only through `ApiClient` —
+in-process over httpx's WSGI transport by default, over HTTP when `SHIFTDESK_API_URL` is set.
+Must never import `app.api`, `app.idp` or SQLAlchemy (import-linter checks it).
 """
 
 from __future__ import annotations
 
-from flask import Blueprint, Flask, render_template
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit
 
-bp = Blueprint("web", __name__)
+import httpx
+from flask import Blueprint, Flask, current_app, g
+from flask import session as flask_session
+
+from app.client import build_http
+from app.config import Settings
+from app.web import auth, errors, filters, nav, security
+from app.web import session as sessions
+from app.web.home.views import bp as home_bp
+from app.web.signin.views import bp as signin_bp
+
+# Every area of the UI, in registration order. A new area adds its blueprint here (and its
+# entry in `app.web.nav.NAV` makes it appear in the menu).
+AREAS: tuple[Blueprint, ...] = (home_bp, signin_bp)
 
 
-@bp.get("/")
-def home() -> str:
-    """The landing page."""
-    return render_template("home.html")
+@dataclass
+class WebState:
+    """What the UI keeps per app: settings, the HTTP client to the API, the OIDC client."""
+
+    settings: Settings
+    http: httpx.Client
+    oidc: auth.Oidc
+    blueprints: set[str] = field(default_factory=set)
 
 
-def init_app(app: Flask) -> None:
+def _nav_menu() -> list[nav.NavItem]:
+    """The signed-in user's menu; on error pages, none rather than another error."""
+    if not auth.signed_in():
+        return []
+    try:
+        return nav.menu(auth.current_user(), current_app.view_functions)
+    except Exception:
+        if g.get("shiftdesk_error"):
+            return []
+        raise
+
+
+def _user_name() -> str | None:
+    user = flask_session.get(auth.USER_KEY) if flask_session else None
+    if isinstance(user, dict):
+        return user.get("name") or user.get("email")
+    return None
+
+
+def register_area(app: Flask, blueprint: Blueprint) -> None:
+    """Register a UI area: its views get the sign-in guard, the CSRF check and the HTML errors."""
+    app.register_blueprint(blueprint)
+    app.extensions["shiftdesk_web"].blueprints.add(blueprint.name)
+
+
+def init_app(app: Flask, settings: Settings | None = None) -> WebState:
     """Attach the staff UI to `app`."""
-    app.register_blueprint(bp)
+    settings = settings or app.config["SHIFTDESK"]
+    issuer = (settings.oidc_issuer or settings.issuer).rstrip("/")
+    # The embedded provider's pages (mounted at the path of `settings.issuer`) keep their own
+    # error handlers and headers, like /v1.
+    issuer_path = urlsplit(settings.issuer).path.rstrip("/")
+    http = (build_http(base_url=settings.api_url) if settings.api_url
+            else build_http(wsgi_app=app))
+    state = WebState(settings=settings, http=http, oidc=auth.build_oidc(app, settings))
+    app.extensions["shiftdesk_web"] = state
+
+    sessions.install(app, settings)
+    app.before_request(auth.require_sign_in)  # before the CSRF check: expired → sign in
+    security.install(app, issuer=issuer, issuer_path=issuer_path)
+    errors.install(app, issuer_path=issuer_path)
+    filters.install(app, settings.zone)
+    for blueprint in AREAS:
+        register_area(app, blueprint)
+
+    globals_: dict[str, Any] = {
+        "nav_menu": _nav_menu,
+        "signed_in": auth.signed_in,
+        "user_name": _user_name,
+        "read_only": errors.read_only,
+    }
+    app.jinja_env.globals.update(globals_)
+    return state

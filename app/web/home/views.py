@@ -1,0 +1,37 @@
+"""The home page (blueprint `home`): `/` welcomes visitors and shows each signed-in user the kinds
+of work they do, linking into every area that exists for them. Reads `GET /v1/users/me` only.
+"""
+
+from __future__ import annotations
+
+from flask import Blueprint, Response, current_app, send_from_directory
+
+from app.web import nav
+from app.web.auth import access_token, current_user, signed_in
+from app.web.htmx import render
+from app.web.security import public
+
+bp = Blueprint("home", __name__)
+
+
+@bp.get("/")
+@public
+def index() -> Response:
+    """The signed-in user's home, or a welcome with a way to sign in."""
+    if not signed_in():
+        return render("home/welcome.html")
+    access_token()  # an expired session goes to sign in and comes back here
+    me = current_user()
+    return render("home/index.html", fragment="home_areas", me=me,
+                  groups=nav.groups(me, current_app.view_functions))
+
+
+@bp.get("/favicon.ico")
+@public
+def favicon() -> Response:
+    """The site icon, for browsers that ask for it at the conventional address."""
+    static = current_app.static_folder
+    assert static is not None
+    response = send_from_directory(static, "favicon.svg", mimetype="image/svg+xml")
+    response.cache_control.max_age = 86400
+    return response

@@ -1,0 +1,65 @@
+"""Server-side sessions (Flask-Session): files under `settings.session_dir`, or Redis.
+
+The browser holds only a random session id in an `HttpOnly`, `SameSite=Lax` cookie (`Secure`
+except in development or on loopback); tokens and everything else stay on the server. Must not
+store anything in the cookie itself and must not call the API.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+from cachelib.file import FileSystemCache
+from flask import Flask
+from flask_session.cachelib import CacheLibSessionInterface
+from flask_session.redis import RedisSessionInterface
+
+from app.config import Settings
+from app.web.security import cookie_secure
+
+COOKIE_NAME = "shiftdesk_session"
+LIFETIME = timedelta(hours=12)  # one long shift; active sessions renew with each token refresh
+FILE_THRESHOLD = 20_000  # cachelib prunes sessions beyond this many files
+
+
+class _CookiePolicy:
+    """`Secure` decided per request: loopback hosts are served over plain HTTP in development."""
+
+    development: bool = False
+
+    def get_cookie_secure(self, app: Flask) -> bool:
+        return cookie_secure(self.development)
+
+
+class FileSessions(_CookiePolicy, CacheLibSessionInterface):
+    """Sessions as files (mode 600) in one directory."""
+
+
+class RedisSessions(_CookiePolicy, RedisSessionInterface):
+    """Sessions in Redis, shared by every worker and host."""
+
+
+def install(app: Flask, settings: Settings) -> None:
+    """Make `app` keep its sessions on the server."""
+    app.config.update(
+        SESSION_COOKIE_NAME=COOKIE_NAME,
+        SESSION_COOKIE_HTTPONLY=True,
+        SESSION_COOKIE_SAMESITE="Lax",
+        PERMANENT_SESSION_LIFETIME=LIFETIME,
+        # Write the session only when it changed: fewer writes, and a request that did not
+        # touch the tokens never puts back the ones a concurrent request just rotated.
+        SESSION_REFRESH_EACH_REQUEST=False,
+    )
+    interface: Any
+    if settings.redis_url:
+        import redis
+
+        interface = RedisSessions(app, client=redis.Redis.from_url(settings.redis_url),
+                                  key_prefix="shiftdesk:session:")
+    else:
+        settings.session_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+        cache = FileSystemCache(str(settings.session_dir), threshold=FILE_THRESHOLD, mode=0o600)
+        interface = FileSessions(app, client=cache, key_prefix="session:")
+    interface.development = settings.development
+    app.session_interface = interface

@@ -1,0 +1,367 @@
+"""Live servers and a browser for the journeys in tests/browser.
+
+One migrated, seeded SQLite database per mode (the demo accounts get the password "demo"), served
+by werkzeug in background threads on loopback, port 0:
+- "embedded": one server hosts the UI, /v1 and /auth; the UI reaches the API in-process;
+- "split": the API and sign-in on 127.0.0.1:A, the UI on localhost:U with SHIFTDESK_API_URL set,
+  so the UI can only speak to the API over HTTP (different hosts also keep their cookies apart).
+Chromium is Debian's (/usr/bin/chromium) when present. Every page a test reaches goes through
+`Browse`, which checks it with axe-core (WCAG 2.2 AA tags) and fails on console errors such as
+CSP violations. The areas of later issues are stood in for by test-only blueprints, so the menu
+shows what each user may use; they exist only in these test servers.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+from flask import Blueprint, Flask, render_template_string, request
+from sqlalchemy import select
+from werkzeug.security import generate_password_hash
+from werkzeug.serving import BaseWSGIServer, WSGIRequestHandler, make_server
+
+from app import create_app
+from app.api.db import Database
+from app.api.migrate import upgrade
+from app.api.models import User
+from app.config import Settings
+from app.web import nav, register_area
+from app.web.session import COOKIE_NAME
+from tests.factories import build_world
+
+playwright_sync = pytest.importorskip("playwright.sync_api")
+axe_base = pytest.importorskip("axe_playwright_python.base")
+AXE_SCRIPT, AxeResults = axe_base.AXE_SCRIPT, axe_base.AxeResults
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+               "--disable-component-update", "--disable-sync", "--no-first-run"]
+AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]
+PASSWORD = "demo"
+DESKTOP = {"width": 1280, "height": 900}
+PHONE = {"width": 390, "height": 844}
+ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
+# A page is audited once per mode: the same path, title and visible text (digits aside, so
+# tokens and times do not count) is the same page.
+_PAGE_IDENTITY = """() => [location.pathname, document.title,
+    document.body.innerText.replace(/[0-9]+/g, "#")].join("\\n")"""
+_AUDITED: set[tuple[str, str]] = set()
+_HTMX_IDLE = """() => document.readyState === "complete" && !document.querySelector(
+    ".htmx-request, .htmx-swapping, .htmx-settling, .htmx-added")"""
+STUB_PAGE = """{% extends "base.html" %}{% block title %}{{ label }}{% endblock %}
+{% block main %}<h1>{{ label }}</h1><p>Stands in for the page a later issue builds.</p>
+{% endblock %}"""
+
+
+class _Quiet(WSGIRequestHandler):
+    def log(self, type: str, message: str, *args: Any) -> None:
+        pass
+
+
+class _Slot:
+    """The WSGI app of a server, filled in once its port (and so its URLs) is known."""
+
+    def __init__(self) -> None:
+        self.app: Flask | None = None
+        self.seen: list[str] = []  # "METHOD /path" of every request, for the split-mode proof
+
+    def __call__(self, environ: dict[str, Any], start_response: Any) -> Any:
+        assert self.app is not None
+        self.seen.append(f"{environ['REQUEST_METHOD']} {environ['PATH_INFO']}")
+        return self.app(environ, start_response)
+
+
+@dataclass
+class _Server:
+    server: BaseWSGIServer
+    thread: threading.Thread
+    slot: _Slot
+
+    @property
+    def port(self) -> int:
+        return int(self.server.server_port)
+
+    def stop(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+        self.thread.join(timeout=10)
+
+
+def _serve() -> _Server:
+    slot = _Slot()
+    server = make_server("127.0.0.1", 0, slot, threaded=True, request_handler=_Quiet)
+    thread = threading.Thread(target=server.serve_forever, name="live-server", daemon=True)
+    thread.start()
+    return _Server(server, thread, slot)
+
+
+def _stand_in_areas(app: Flask) -> None:
+    """Register a test-only page for every menu entry whose area does not exist yet."""
+    by_blueprint: dict[str, list[nav.NavItem]] = {}
+    for item in nav.NAV.values():
+        if item.endpoint not in app.view_functions:
+            by_blueprint.setdefault(item.endpoint.split(".")[0], []).append(item)
+    for name, items in by_blueprint.items():
+        blueprint = Blueprint(name, __name__)
+        for item in items:
+            def stub(label: str = item.label) -> str:
+                return render_template_string(STUB_PAGE, label=label)
+
+            blueprint.add_url_rule(item.path, endpoint=item.endpoint.split(".")[1],
+                                   view_func=stub)
+        register_area(app, blueprint)
+
+
+@dataclass
+class Site:
+    """A running Shiftdesk as a browser reaches it."""
+
+    mode: str
+    url: str
+    ui: Flask
+    api: Flask
+    servers: list[_Server] = field(default_factory=list)
+    api_server_url: str | None = None
+
+    def api_server_saw(self) -> list[str]:
+        """The requests the API server answered (split mode: the UI's calls over HTTP)."""
+        return list(self.servers[0].slot.seen)
+
+    def _session_id(self, context: Any) -> str | None:
+        for cookie in context.cookies(self.url):
+            if cookie["name"] == COOKIE_NAME:
+                return str(cookie["value"])
+        return None
+
+    def session(self, context: Any) -> dict[str, Any]:
+        """The UI's server-side session of the browser `context`."""
+        sid = self._session_id(context)
+        if sid is None:
+            return {}
+        with self.ui.test_request_context("/", base_url=self.url,
+                                          headers={"Cookie": f"{COOKIE_NAME}={sid}"}):
+            return dict(self.ui.session_interface.open_session(self.ui, request))
+
+    def edit_session(self, context: Any, change: Callable[[dict[str, Any]], None]) -> None:
+        """Change the UI's server-side session of `context` in place (e.g. age its tokens)."""
+        sid = self._session_id(context)
+        assert sid is not None, "the browser has no session"
+        with self.ui.test_request_context("/", base_url=self.url,
+                                          headers={"Cookie": f"{COOKIE_NAME}={sid}"}):
+            stored = self.ui.session_interface.open_session(self.ui, request)
+            assert stored.sid == sid, "the session is gone from the store"
+            change(stored)
+            stored.modified = True
+            self.ui.session_interface.save_session(self.ui, stored, self.ui.response_class())
+
+
+def _seed(url: str) -> None:
+    upgrade(url)
+    database = Database(url)
+    password_hash = generate_password_hash(PASSWORD)
+    with database.unit_of_work(write=True) as session:
+        build_world(session)
+        session.flush()
+        for user in session.scalars(select(User).where(User.type == "user")):
+            user.password_hash = password_hash
+    database.dispose()
+
+
+@pytest.fixture(scope="session")
+def seeded_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A migrated, seeded SQLite file that each mode copies."""
+    path = tmp_path_factory.mktemp("browser-db") / "template.db"
+    _seed(f"sqlite:///{path}")
+    return path
+
+
+def _settings(db: Path, key: Path, sessions: Path, issuer: str, **extra: Any) -> Settings:
+    return Settings(database_url=f"sqlite:///{db}", signing_key_path=key, secret_key="browser-test",
+                    timezone="America/New_York", issuer=issuer, session_dir=sessions, **extra)
+
+
+@pytest.fixture(scope="session", params=["embedded", "split"])
+def site(request: pytest.FixtureRequest, seeded_db: Path, signing_key_path: Path,
+         tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
+    """Shiftdesk served for the browser, in one of the two modes."""
+    mode = request.param
+    folder = tmp_path_factory.mktemp(f"site-{mode}")
+    db = folder / "shiftdesk.db"
+    shutil.copyfile(seeded_db, db)
+    if mode == "embedded":
+        server = _serve()
+        base = f"http://127.0.0.1:{server.port}"
+        app = create_app(_settings(db, signing_key_path, folder / "sessions", f"{base}/auth"))
+        _stand_in_areas(app)
+        server.slot.app = app
+        built = Site(mode, base, ui=app, api=app, servers=[server])
+    else:
+        api_server, ui_server = _serve(), _serve()
+        api_base = f"http://127.0.0.1:{api_server.port}"
+        api_app = create_app(_settings(db, signing_key_path, folder / "api-sessions",
+                                       f"{api_base}/auth"))
+        ui_app = create_app(_settings(db, signing_key_path, folder / "ui-sessions",
+                                      f"{api_base}/auth", api_url=api_base))
+        _stand_in_areas(ui_app)
+        api_server.slot.app, ui_server.slot.app = api_app, ui_app
+        built = Site(mode, f"http://localhost:{ui_server.port}", ui=ui_app, api=api_app,
+                     servers=[api_server, ui_server], api_server_url=api_base)
+    yield built
+    for server in built.servers:
+        server.stop()
+    for app in {built.ui, built.api}:
+        app.extensions["shiftdesk"].db.dispose()
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    """Chromium (Debian's when installed), headless."""
+    executable = CHROMIUM if os.path.exists(CHROMIUM) else None
+    with playwright_sync.sync_playwright() as playwright:
+        try:
+            launched = playwright.chromium.launch(executable_path=executable, args=LAUNCH_ARGS,
+                                                  headless=True)
+        except playwright_sync.Error as exc:  # pragma: no cover - depends on the machine
+            pytest.skip(f"no Chromium to drive: {exc}")
+        yield launched
+        launched.close()
+
+
+class Browse:
+    """A browser tab on the site; every page it reaches is checked for accessibility."""
+
+    def __init__(self, site: Site, context: Any, *, javascript: bool = True) -> None:
+        self.site = site
+        self.context = context
+        self.page = context.new_page()
+        self.javascript = javascript
+        self.problems: list[str] = []
+        self.page.on("console", self._console)
+        self.page.on("response", self._response)
+        self.page.on("pageerror", lambda exc: self.problems.append(f"page error: {exc}"))
+
+    def _console(self, message: Any) -> None:
+        text = message.text
+        if text.startswith("Failed to load resource: the server responded with a status"):
+            return  # error pages answer with their status; subresources are checked below
+        if message.type == "error" or "Content Security Policy" in text:
+            self.problems.append(f"console {message.type}: {text}")
+
+    def _response(self, response: Any) -> None:
+        if response.request.resource_type != "document" and response.status >= 400:
+            self.problems.append(f"{response.status} for {response.url}")
+
+    @property
+    def url(self) -> str:
+        """The address the tab shows."""
+        return str(self.page.url)
+
+    def path(self) -> str:
+        """The path (and query) the tab shows, without the site's origin."""
+        return self.url.removeprefix(self.site.url) or "/"
+
+    def audit(self) -> None:
+        """Check the page as it is now against WCAG 2.2 AA with axe-core."""
+        self.settle()
+        if not self.javascript:
+            # axe-core needs page timers, which a context without JavaScript stops; the server
+            # cannot tell the two apart, so the journeys with JavaScript audit the same markup.
+            return
+        seen = (self.site.mode, self.page.evaluate(_PAGE_IDENTITY))
+        if seen in _AUDITED:
+            return
+        if not self.page.evaluate("typeof window.axe === 'object'"):
+            self.page.evaluate(AXE_SCRIPT)
+        response = self.page.evaluate("options => window.axe.run(document, options)",
+                                      {"runOnly": {"type": "tag", "values": AXE_TAGS},
+                                       "resultTypes": ["violations"]})
+        results = AxeResults(response)
+        assert results.violations_count == 0, f"{self.url}\n{results.generate_report()}"
+        _AUDITED.add(seen)
+
+    def goto(self, path: str) -> Any:
+        """Open `path` (relative to the site) and audit the page it ends on."""
+        response = self.page.goto(path if "://" in path else self.site.url + path)
+        self.audit()
+        return response
+
+    def click(self, locator: Any) -> None:
+        """Follow a link or press a button, then audit the page that results."""
+        locator.click()
+        self.settle()
+        self.audit()
+
+    def settle(self) -> None:
+        """Wait for the page load and for htmx to finish any request, swap and settle."""
+        self.page.wait_for_load_state()
+        if self.javascript:
+            self.page.wait_for_function(_HTMX_IDLE)
+
+    def sign_in(self, email: str, password: str = PASSWORD, *, start: str = "/") -> None:
+        """Sign in from `start` through the provider's page, ending wherever it leads."""
+        if start == "/":
+            self.goto("/")
+            self.click(self.page.get_by_role("main").get_by_role("link", name="Sign in"))
+        else:
+            self.goto(start)
+        self.fill_credentials(email, password)
+
+    def fill_credentials(self, email: str, password: str = PASSWORD) -> None:
+        """Type into the provider's sign-in form and send it."""
+        self.page.get_by_label("Email address").fill(email)
+        self.page.get_by_label("Password").fill(password)
+        self.click(self.page.get_by_role("button", name="Sign in", exact=True))
+
+    def menu(self) -> list[str]:
+        """The names of the links in the main menu, as a wide screen shows them."""
+        links = self.page.get_by_role("navigation", name="Main").get_by_role("link")
+        return [re.sub(r"\s+", " ", text).strip() for text in links.all_inner_texts()]
+
+    def sign_out(self) -> None:
+        """Press the header's sign-out button."""
+        self.click(self.page.get_by_role("navigation", name="Main")
+                   .get_by_role("button", name="Sign out"))
+
+
+def _tab(site: Site, browser: Any, *, javascript: bool = True, **options: Any,
+         ) -> Iterator[Browse]:
+    context = browser.new_context(java_script_enabled=javascript, **options)
+    browse = Browse(site, context, javascript=javascript)
+    yield browse
+    problems = list(browse.problems)
+    context.close()
+    assert not problems, "\n".join(problems)
+
+
+@pytest.fixture
+def tab(site: Site, browser: Any) -> Iterator[Browse]:
+    """A fresh browser context (no cookies) on the site, 1280x900, JavaScript on."""
+    yield from _tab(site, browser, viewport=DESKTOP)
+
+
+@pytest.fixture
+def no_js_tab(site: Site, browser: Any) -> Iterator[Browse]:
+    """A fresh browser context with JavaScript disabled."""
+    yield from _tab(site, browser, javascript=False, viewport=DESKTOP)
+
+
+@pytest.fixture
+def phone(site: Site, browser: Any) -> Iterator[Browse]:
+    """A fresh browser context the size of a phone (390x844, touch)."""
+    yield from _tab(site, browser, viewport=PHONE, device_scale_factor=2, is_mobile=True,
+                    has_touch=True)
+
+
+@pytest.fixture(scope="session")
+def artifacts() -> Path:
+    """Where screenshots go (git-ignored)."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    return ARTIFACTS

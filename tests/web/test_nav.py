@@ -1,0 +1,78 @@
+"""The menu model: which areas each user may use, read from their real `/v1/users/me`."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.client import ApiClient, build_http
+from app.contract.permissions import PermissionRule
+from app.contract.users import UserMe
+from app.web import nav
+
+ALL_ENDPOINTS = {item.endpoint for item in nav.NAV.values()}
+
+
+@pytest.fixture
+def me_of(web):
+    http = build_http(wsgi_app=web.app)
+
+    def me(email: str) -> UserMe:
+        return ApiClient(http, web.token(email)).me()
+
+    yield me
+    http.close()
+
+
+@pytest.mark.parametrize(("email", "labels"), [
+    ("provider@example.com", ["Clock", "My timecard", "My shifts", "Open shifts", "Time off"]),
+    ("manager@example.com", ["Time-off queue", "Timesheets", "Team schedule"]),
+    ("scheduler@example.com", ["Find a slot", "Appointments", "Appointment types"]),
+    ("admin@example.com", ["Time-off queue", "Timesheets", "Team schedule", "Find a slot",
+                           "Appointments", "Appointment types", "Settings"]),
+])
+def test_menu_fits_each_users_permissions(me_of, email, labels):
+    assert [item.label for item in nav.menu(me_of(email), ALL_ENDPOINTS)] == labels
+
+
+def test_menu_leaves_out_areas_without_pages(me_of):
+    me = me_of("provider@example.com")
+    assert [i.label for i in nav.menu(me, {"clock.index", "time_off.index"})] == \
+        ["Clock", "Time off"]
+
+
+def _me(*rules: tuple[str, str, object, bool], provider: bool = False) -> UserMe:
+    return UserMe.model_validate({
+        "id": "00000000-0000-0000-0000-000000000001", "type": "user", "name": "T",
+        "email": "t@example.com", "status": "active", "isAdmin": False,
+        "providerId": "00000000-0000-0000-0000-000000000001" if provider else None,
+        "teamIds": [], "roles": [],
+        "permissions": [PermissionRule.model_validate({
+            "action": a, "subject": s, "conditions": c, "inverted": inv, "errorMessage": None,
+        }).model_dump(by_alias=True) for a, s, c, inv in rules],
+    })
+
+
+def test_can_follows_manage_conditions_and_inverted_rules():
+    me = _me(("manage", "Appointment", None, False), ("view", "Shift", {"team": 1}, False),
+             ("edit", "Appointment", None, True))
+    assert nav.can(me, "create", "Appointment")
+    assert nav.can(me, "view", "Shift")  # a conditional rule still allows some shifts
+    assert not nav.can(me, "edit", "Appointment")  # denied outright
+    assert not nav.can(me, "view", "Timesheet")
+
+
+def test_inverted_rule_with_conditions_still_allows_others():
+    me = _me(("view", "Shift", None, False), ("view", "Shift", {"isCallout": True}, True))
+    assert nav.can(me, "view", "Shift")
+
+
+def test_own_areas_need_a_provider():
+    rules = [("create", "Timecard", None, False)]
+    assert nav.entitled(_me(*rules)) == []
+    assert [i.label for i in nav.entitled(_me(*rules, provider=True))] == ["Clock"]
+
+
+def test_home_groups_list_kinds_of_work_even_before_their_pages_exist(me_of):
+    groups = nav.groups(me_of("admin@example.com"), {"settings.index"})
+    assert [(g.title, [i.label for i in items]) for g, items in groups] == [
+        ("My teams", []), ("Appointments", []), ("Administration", ["Settings"])]
