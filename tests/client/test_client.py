@@ -4,6 +4,7 @@ pagination and concurrency."""
 from __future__ import annotations
 
 import uuid
+from datetime import UTC, datetime, timedelta
 
 import httpx
 import pytest
@@ -11,15 +12,19 @@ import pytest
 from app.client import (
     ApiClient,
     ApiUnavailable,
+    Conflict,
     Forbidden,
+    Maintenance,
     NotFound,
     Unauthenticated,
     ValidationProblem,
+    VersionConflict,
     build_http,
 )
-from app.contract.shifts import ShiftListQuery
+from app.contract.shifts import ShiftCreate, ShiftListQuery, ShiftUpdate
 from app.contract.teams import TeamListQuery
 from app.contract.time_off import TimeOffRequestListQuery
+from app.contract.timekeeping import PunchCreate
 
 
 @pytest.fixture
@@ -123,3 +128,67 @@ def test_non_problem_error_raises_unavailable():
     ), base_url="http://api.invalid")
     with pytest.raises(ApiUnavailable):
         ApiClient(http, "token").me()
+
+
+@pytest.fixture
+def fresh_http(fresh_api):
+    client = build_http(wsgi_app=fresh_api.app)
+    yield client
+    client.close()
+
+
+def _open_shift_body(world, days: int = 10) -> ShiftCreate:
+    start = datetime.now(UTC).replace(microsecond=0) + timedelta(days=days)
+    end = start + timedelta(hours=8)
+    return ShiftCreate.model_validate({
+        "provider": None, "team": world.ed, "startDate": start, "endDate": end,
+        "segments": [{"role": world.ed_nurse_role, "type": "working",
+                      "startDate": start, "endDate": end}],
+    })
+
+
+def test_stale_version_raises_version_conflict_with_current_version(fresh_api, fresh_http,
+                                                                     world):
+    manager = as_user(fresh_api, fresh_http, "manager@example.com")
+    shift = manager.create_shift(_open_shift_body(world))
+    manager.update_shift(shift.id, ShiftUpdate(version=shift.version, note="first"))
+    with pytest.raises(VersionConflict) as caught:
+        manager.update_shift(shift.id, ShiftUpdate(version=shift.version, note="second"))
+    assert caught.value.code == "version-conflict"
+    assert caught.value.current_version == shift.version + 1
+
+
+def test_claim_conflict_raises_conflict_with_its_code(fresh_api, fresh_http, world):
+    manager = as_user(fresh_api, fresh_http, "manager@example.com")
+    shift = manager.create_shift(_open_shift_body(world))
+    provider = as_user(fresh_api, fresh_http, "provider@example.com")
+    assert provider.claim_shift(shift.id).provider == world.provider
+    with pytest.raises(Conflict) as caught:
+        provider.claim_shift(shift.id)
+    assert caught.value.code == "shift-already-claimed"
+    assert caught.value.status == 409
+
+
+def test_invalid_punch_raises_validation_problem_with_code(fresh_api, fresh_http, world):
+    provider = as_user(fresh_api, fresh_http, "provider@example.com")
+    with pytest.raises(ValidationProblem) as caught:
+        provider.create_punch(PunchCreate(provider=world.provider, action="break_end"))
+    assert caught.value.code == "invalid-punch-action"
+
+
+def test_maintenance_mode_raises_maintenance(fresh_api, signing_key_path, world):
+    from app import create_app
+    from tests.conftest import make_settings
+
+    url = fresh_api.settings.database_url
+    app = create_app(make_settings(url, signing_key_path, maintenance_mode=True))
+    http = build_http(wsgi_app=app)
+    try:
+        manager = ApiClient(http, fresh_api.token("manager@example.com"))
+        assert manager.me().email == "manager@example.com"  # reads keep working
+        with pytest.raises(Maintenance) as caught:
+            manager.create_shift(_open_shift_body(world))
+        assert caught.value.code == "maintenance-mode"
+    finally:
+        http.close()
+        app.extensions["shiftdesk"].db.dispose()
