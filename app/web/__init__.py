@@ -19,12 +19,27 @@ from app.client import build_http
 from app.config import Settings
 from app.web import auth, errors, filters, nav, security
 from app.web import session as sessions
+from app.web.appointment_types.views import bp as appointment_types_bp
+from app.web.appointments.views import bp as appointments_bp
+from app.web.clock.views import bp as clock_bp
 from app.web.home.views import bp as home_bp
+from app.web.manage_schedule.views import bp as manage_schedule_bp
+from app.web.manage_time_off.views import bp as manage_time_off_bp
+from app.web.manage_timesheets.views import bp as manage_timesheets_bp
+from app.web.shifts.views import bp as shifts_bp
 from app.web.signin.views import bp as signin_bp
+from app.web.slots.views import bp as slots_bp
+from app.web.time_off.views import bp as time_off_bp
+from app.web.timecard.views import bp as timecard_bp
 
 # Every area of the UI, in registration order. A new area adds its blueprint here (and its
 # entry in `app.web.nav.NAV` makes it appear in the menu).
-AREAS: tuple[Blueprint, ...] = (home_bp, signin_bp)
+AREAS: tuple[Blueprint, ...] = (
+    home_bp, signin_bp,
+    clock_bp, timecard_bp, shifts_bp, time_off_bp,  # providers (issue 5)
+    manage_time_off_bp, manage_timesheets_bp, manage_schedule_bp,  # managers (issue 6)
+    slots_bp, appointments_bp, appointment_types_bp,  # schedulers (issue 7)
+)
 
 
 @dataclass

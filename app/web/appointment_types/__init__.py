@@ -1,0 +1,1 @@
+"""Appointment types (blueprint `appointment_types`): see `views.py`."""

@@ -1,0 +1,1 @@
+"""Appointments (blueprint `appointments`): see `views.py`."""

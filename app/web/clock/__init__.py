@@ -1,0 +1,1 @@
+"""The clock page (blueprint `clock`): see `views.py`."""

@@ -1,0 +1,1 @@
+"""The team schedule (blueprint `manage_schedule`): see `views.py`."""

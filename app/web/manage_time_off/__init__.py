@@ -1,0 +1,1 @@
+"""The time-off queue (blueprint `manage_time_off`): see `views.py`."""

@@ -1,0 +1,1 @@
+"""Timesheets (blueprint `manage_timesheets`): see `views.py`."""

@@ -1,0 +1,1 @@
+"""My shifts and open shifts (blueprint `shifts`): see `views.py`."""

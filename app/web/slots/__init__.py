@@ -1,0 +1,1 @@
+"""Find a slot (blueprint `slots`): see `views.py`."""

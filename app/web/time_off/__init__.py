@@ -1,0 +1,1 @@
+"""Time off (blueprint `time_off`): see `views.py`."""

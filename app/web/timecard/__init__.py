@@ -1,0 +1,1 @@
+"""My timecard (blueprint `timecard`): see `views.py`."""
