@@ -35,6 +35,7 @@ test: lint
 
 bench: install-dev
 	$(BIN)/python -m tests.bench
+	$(BIN)/python -m tests.bench.pages
 
 fuzz: install-dev
 	SHIFTDESK_FUZZ_EXAMPLES=2000 $(BIN)/pytest tests/api/test_schemathesis.py -p no:xdist

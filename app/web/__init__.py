@@ -12,8 +12,9 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
-from flask import Blueprint, Flask, current_app, g
+from flask import Blueprint, Flask, Response, current_app, g, request
 from flask import session as flask_session
+from flask_compress import Compress
 
 from app.client import build_http
 from app.config import Settings
@@ -71,6 +72,28 @@ def _user_name() -> str | None:
     return None
 
 
+def _compressor(app: Flask, state: WebState) -> None:
+    """Compress UI pages and static files (brotli, zstd or gzip, as the browser accepts).
+
+    /v1 and /auth answer uncompressed: the UI's in-process calls would pay to compress and
+    decompress every JSON body, and API clients behind a proxy get compression there.
+    """
+    app.config.setdefault("COMPRESS_REGISTER", False)
+    compress = Compress(app)
+
+    def compressed(response: Response) -> Response:
+        if request.endpoint == "static" and response.status_code == 200:
+            # A static file is a stream; read it into memory (it closes with the response)
+            # so it is compressed whole, with a Content-Length, like a page.
+            response.direct_passthrough = False
+            response.make_sequence()
+        elif request.blueprint not in state.blueprints:
+            return response
+        return compress.after_request(response)
+
+    app.after_request(compressed)
+
+
 def register_area(app: Flask, blueprint: Blueprint) -> None:
     """Register a UI area: its views get the sign-in guard, the CSRF check and the HTML errors."""
     app.register_blueprint(blueprint)
@@ -94,6 +117,7 @@ def init_app(app: Flask, settings: Settings | None = None) -> WebState:
     security.install(app, issuer=issuer, issuer_path=issuer_path)
     errors.install(app, issuer_path=issuer_path)
     filters.install(app, settings.zone)
+    _compressor(app, state)
     for blueprint in AREAS:
         register_area(app, blueprint)
 
