@@ -27,7 +27,8 @@ def test_every_ui_form_rejects_post_without_csrf_token(web):
     rules = list(_ui_post_rules(web.app))
     assert {r.rule for r in rules} >= {"/signout", "/probe/save"}
     for rule in rules:
-        path = re.sub(r"<int:\w+>", "1", re.sub(r"<\w+>", "x", rule.rule))
+        path = re.sub(r"<uuid:\w+>", "00000000-0000-4000-8000-000000000000",
+                      re.sub(r"<int:\w+>", "1", re.sub(r"<\w+>", "x", rule.rule)))
         response = web.client.post(path, data={"anything": "x"})
         assert response.status_code == 400, path
         body = response.get_data(as_text=True)
