@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import threading
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -203,6 +204,28 @@ class Api:
                 return pages
             params["cursor"] = body["cursor"]
             assert len(pages) < 1000, "pagination does not end"
+
+    def race(self, calls: list[tuple[str, str, str | None, Any]]) -> list[Any]:
+        """Send `(method, path, user, json)` calls at once, one thread and test client (so one
+        connection) each, released together by a barrier; return the responses in order."""
+        headers = [self.headers(user) for _, _, user, _ in calls]
+        barrier = threading.Barrier(len(calls), timeout=60)
+        responses: list[Any] = [None] * len(calls)
+
+        def send(index: int) -> None:
+            method, path, _, body = calls[index]
+            client = self.app.test_client()
+            barrier.wait()
+            responses[index] = client.open(path, method=method, headers=headers[index],
+                                           json=body)
+
+        threads = [threading.Thread(target=send, args=(i,)) for i in range(len(calls))]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=120)
+        assert all(r is not None for r in responses), "a request did not finish"
+        return responses
 
     @contextmanager
     def count_queries(self) -> Iterator[list[str]]:

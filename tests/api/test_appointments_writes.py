@@ -7,7 +7,6 @@ updates of one version) with real threads on each backend.
 
 from __future__ import annotations
 
-import threading
 import uuid
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -479,32 +478,11 @@ def test_booking_savepoint_turns_an_exclusion_violation_into_appointment_overlap
 # Races ------------------------------------------------------------------------------------------
 
 
-def _race(api: Any, calls: list[tuple[str, str, str, dict[str, Any]]]) -> list[Any]:
-    """Send the calls at once, one thread and test client (connection) each; return responses."""
-    headers = [api.headers(user) for _, _, user, _ in calls]
-    barrier = threading.Barrier(len(calls))
-    responses: list[Any] = [None] * len(calls)
-
-    def send(index: int) -> None:
-        method, path, _, body = calls[index]
-        client = api.app.test_client()
-        barrier.wait()
-        responses[index] = client.open(path, method=method, headers=headers[index], json=body)
-
-    threads = [threading.Thread(target=send, args=(i,)) for i in range(len(calls))]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=120)
-    assert all(r is not None for r in responses), "a request did not finish"
-    return responses
-
-
 def test_create_appointment_race_books_exactly_one_of_ten_identical_bookings(fresh_api, world):
     calls = [("POST", APPOINTMENTS, SCHEDULER, _body(world, memberId=f"member-{i}"))
              for i in range(10)]
 
-    responses = _race(fresh_api, calls)
+    responses = fresh_api.race(calls)
 
     created = [r for r in responses if r.status_code == 201]
     assert len(created) == 1, [r.get_json() for r in responses]
@@ -527,7 +505,7 @@ def test_update_appointment_race_lets_exactly_one_of_twenty_same_version_updates
     calls = [("PATCH", path, SCHEDULER, {"version": 1, "location": f"Room {i}"})
              for i in range(20)]
 
-    responses = _race(fresh_api, calls)
+    responses = fresh_api.race(calls)
 
     ok = [r for r in responses if r.status_code == 200]
     assert len(ok) == 1, [r.get_json() for r in responses]

@@ -9,7 +9,6 @@ yet (the real clock is months later), so the API creates it.
 
 from __future__ import annotations
 
-import threading
 import uuid
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -236,27 +235,9 @@ def test_create_punch_accepts_explicit_pending_state_from_a_provider(fresh_api: 
 @pytest.mark.parametrize("clicks", [2, 5])
 def test_create_punch_records_one_of_simultaneous_clock_ins(fresh_api: Any, world: Any,
                                                             clicks: int) -> None:
-    headers = fresh_api.headers(PROVIDER)
-    barrier = threading.Barrier(clicks, timeout=30)
-    results: list[tuple[int, dict[str, Any]]] = []
-    failures: list[BaseException] = []
-
-    def click() -> None:
-        client = fresh_api.app.test_client()
-        try:
-            barrier.wait()
-            response = client.post(PUNCHES, headers=headers,
-                                   json={"provider": str(world.provider), "action": "clock_in"})
-            results.append((response.status_code, response.get_json()))
-        except BaseException as exc:  # surface thread failures in the test
-            failures.append(exc)
-
-    threads = [threading.Thread(target=click) for _ in range(clicks)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(60)
-    assert not failures
+    body = {"provider": str(world.provider), "action": "clock_in"}
+    responses = fresh_api.race([("POST", PUNCHES, PROVIDER, body)] * clicks)
+    results = [(r.status_code, r.get_json()) for r in responses]
     assert sorted(status for status, _ in results) == [201] + [400] * (clicks - 1)
     assert all(body["type"].endswith("#invalid-punch-action")
                for status, body in results if status == 400)

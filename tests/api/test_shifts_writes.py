@@ -8,7 +8,6 @@ with real threads on each backend.
 
 from __future__ import annotations
 
-import threading
 import uuid
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -651,32 +650,11 @@ def test_claim_shift_checks_skills_of_a_new_provider(fresh_api, world):
 # Races ------------------------------------------------------------------------------------------
 
 
-def _race(api: Any, calls: list[tuple[str, str, str, dict[str, Any]]]) -> list[Any]:
-    """Send the calls at once, one thread and test client (connection) each; return responses."""
-    headers = [api.headers(user) for _, _, user, _ in calls]
-    barrier = threading.Barrier(len(calls))
-    responses: list[Any] = [None] * len(calls)
-
-    def send(index: int) -> None:
-        method, path, _, body = calls[index]
-        client = api.app.test_client()
-        barrier.wait()
-        responses[index] = client.open(path, method=method, headers=headers[index], json=body)
-
-    threads = [threading.Thread(target=send, args=(i,)) for i in range(len(calls))]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=120)
-    assert all(r is not None for r in responses), "a request did not finish"
-    return responses
-
-
 def test_claim_shift_race_gives_the_shift_to_exactly_one_provider(fresh_api, world):
     shift_id = _open_shift(fresh_api, world)
     path = f"/v1/shifts/{shift_id}/claim"
 
-    responses = _race(fresh_api, [("POST", path, PROVIDER, {}), ("POST", path, NURSE, {})])
+    responses = fresh_api.race([("POST", path, PROVIDER, {}), ("POST", path, NURSE, {})])
 
     statuses = sorted(r.status_code for r in responses)
     assert statuses == [200, 409], [r.get_json() for r in responses]
@@ -693,7 +671,7 @@ def test_update_shift_race_lets_exactly_one_of_twenty_same_version_updates_win(f
     path = f"/v1/shifts/{shift['id']}"
     calls = [("PATCH", path, MANAGER, {"version": 1, "note": f"edit {i}"}) for i in range(20)]
 
-    responses = _race(fresh_api, calls)
+    responses = fresh_api.race(calls)
 
     ok = [r for r in responses if r.status_code == 200]
     assert len(ok) == 1, [r.get_json() for r in responses]

@@ -9,7 +9,6 @@ permissions and problems.
 
 from __future__ import annotations
 
-import threading
 import uuid
 from typing import Any
 
@@ -359,25 +358,10 @@ def test_approve_request_answers_404_for_an_unknown_request(fresh_api):
 def test_approve_request_lets_one_of_two_concurrent_approvals_win(fresh_api, world):
     request = _create(fresh_api, isFullDay=True)
     [shift] = _shifts(fresh_api, providerId=str(world.provider))
-    barrier = threading.Barrier(2)
-    statuses: list[int] = []
-
-    def approve(user: str) -> None:
-        client = fresh_api.app.test_client()
-        headers = fresh_api.headers(user)
-        barrier.wait()
-        response = client.post(f"{REQUESTS}/{request['id']}/approve", headers=headers,
-                               json={"conflictResolution": "calloutWithOpen"})
-        statuses.append(response.status_code)
-
-    fresh_api.headers("admin@example.com")  # mint both tokens before the threads start
-    threads = [threading.Thread(target=approve, args=(u,))
-               for u in ("manager@example.com", "admin@example.com")]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-
+    path, body = f"{REQUESTS}/{request['id']}/approve", {"conflictResolution": "calloutWithOpen"}
+    responses = fresh_api.race([("POST", path, user, body)
+                                for user in ("manager@example.com", "admin@example.com")])
+    statuses = [r.status_code for r in responses]
     assert sorted(statuses) == [200, 409]
     [after] = _shifts(fresh_api, providerId=str(world.provider))
     assert after["version"] == shift["version"] + 1
