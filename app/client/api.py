@@ -252,6 +252,12 @@ class ApiClient:
         return self._call("POST", f"/time-off/requests/{_id(request_id)}/cancel",
                           time_off.TimeOffRequestRead)
 
+    def time_off_request_conflicts(self, request_id: uuid.UUID,
+                                   ) -> time_off.TimeOffRequestConflicts:
+        """The provider's shifts that approving the request would act on, by start."""
+        return self._call("GET", f"/time-off/requests/{_id(request_id)}/conflicts",
+                          time_off.TimeOffRequestConflicts)
+
     # -- timekeeping ---------------------------------------------------------------------------
 
     def my_timecard(self) -> timekeeping.TimecardMe:

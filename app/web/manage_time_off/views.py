@@ -1,11 +1,520 @@
 """The time-off queue (blueprint `manage_time_off`):
 managers approve or reject their teams' requests.
 
+`index` lists requests with the filters in the query string and cursor paging; `show` opens one
+request in place (its days, paid hours, policy, the provider's other requests and the shifts it
+overlaps, with what each conflict strategy would do to them); `approve`, `reject` and
+`approve_clean` (bulk, only requests without overlapping shifts) decide. A decision carries what
+the manager saw (status and overlapping shifts): when either changed meanwhile, the request is
+shown again as it is now instead of being decided blind.
+
 Must not import `app.api`; it reaches the API only through `app.client`.
 """
 
 from __future__ import annotations
 
-from flask import Blueprint
+import uuid
+from dataclasses import dataclass, field
+from datetime import date, datetime, timedelta
+from typing import Any
+from urllib.parse import parse_qsl, urlencode, urlsplit
+
+from flask import Blueprint, Response, flash, request, url_for
+
+from app.client import ApiClient, ApiProblem, Forbidden, NotFound
+from app.contract.providers import ProviderListQuery, ProviderWithRelations
+from app.contract.shifts import ShiftListQuery, ShiftRead
+from app.contract.teams import TeamListQuery, TeamRead
+from app.contract.time_off import (
+    TimeOffApprove,
+    TimeOffPolicyListQuery,
+    TimeOffPolicyRead,
+    TimeOffRequestFilter,
+    TimeOffRequestListQuery,
+    TimeOffRequestRead,
+)
+from app.contract.users import UserMe
+from app.web.auth import api, current_user
+from app.web.htmx import is_partial, render, render_macro, see_other
+from app.web.manage_schedule.calendar import local_instant, my_teams, zone
+from app.web.manage_time_off.forms import (
+    STRATEGIES,
+    BulkApproveForm,
+    QueueFilterForm,
+    TimeOffApproveForm,
+    TimeOffRejectForm,
+    options,
+)
+from app.web.security import safe_next
 
 bp = Blueprint("manage_time_off", __name__)
+
+PAGE_SIZE = 20
+TEMPLATE = "manage_time_off/index.html"
+MACROS = "_macros/manager.html"
+DECIDABLE = {"pending"}
+
+
+@bp.context_processor
+def _helpers() -> dict[str, Any]:
+    return {"request_days": request_days, "outcome": outcome}
+
+
+DASH = "\u2013"
+
+
+def request_days(req: TimeOffRequestRead) -> str:
+    """The days (or hours) a request covers on the site's calendar."""
+    start, end = blocked_window(req)
+    site = zone()
+    first, stop = start.astimezone(site), end.astimezone(site)
+    midnight = datetime.min.time()
+    if first.time() == midnight and stop.time() == midnight:
+        last = stop - timedelta(days=1)
+        if last.date() <= first.date():
+            return _day_text(first)
+        return f"{_day_text(first)} {DASH} {_day_text(last)}"
+    if first.date() == stop.date():
+        return f"{_day_text(first)}, {_clock(first)} {DASH} {_clock(stop)}"
+    return f"{_day_text(first)}, {_clock(first)} {DASH} {_day_text(stop)}, {_clock(stop)}"
+
+
+def _day_text(moment: datetime) -> str:
+    return f"{moment:%a} {moment.day} {moment:%b %Y}"
+
+
+def _clock(moment: datetime) -> str:
+    return moment.strftime("%I:%M %p").lstrip("0")
+
+
+def outcome(strategy: str, count: int, who: str) -> str:
+    """What a conflict strategy would do to `count` overlapping shifts of `who`."""
+    shifts = f"{count} shift{'s' if count != 1 else ''}"
+    copies = f"{count} open shift{'s' if count != 1 else ''}"
+    return {
+        "keep": f"{who} stays on {shifts} while off; nobody else is asked to cover.",
+        "keepWithOpen": f"{who} stays on {shifts}, and {copies} are posted for others to claim.",
+        "callout": f"{shifts.capitalize()} marked as callouts (kept on record, off the "
+                   "schedule); nobody is asked to cover.",
+        "calloutWithOpen": f"{shifts.capitalize()} marked as callouts, and {copies} posted "
+                           "so someone can cover.",
+        "delete": f"{shifts.capitalize()} deleted; nobody is asked to cover.",
+        "deleteWithOpen": f"{shifts.capitalize()} deleted, and {copies} posted so someone "
+                          "can cover.",
+    }[strategy]
+
+
+# -- reading the queue ---------------------------------------------------------------------------
+
+@dataclass
+class Row:
+    """One request as the queue shows it."""
+
+    request: TimeOffRequestRead
+    provider_name: str
+    team_name: str | None
+    conflicts: list[ShiftRead] | None = None  # None: not known on this page (not pending)
+
+
+@dataclass
+class Detail:
+    """What opening a request shows besides its row."""
+
+    conflicts: list[ShiftRead]
+    others: list[TimeOffRequestRead]
+    notice: str | None = None
+    problem: ApiProblem | None = None
+    approve_form: TimeOffApproveForm | None = None
+    reject_form: TimeOffRejectForm | None = None
+
+
+@dataclass
+class Queue:
+    """Everything the queue page shows."""
+
+    form: QueueFilterForm
+    rows: list[Row]
+    cursor: str | None
+    pending: int
+    teams: list[TeamRead]
+    providers: dict[uuid.UUID, ProviderWithRelations]
+    policies: list[TimeOffPolicyRead]
+    filters: dict[str, str]
+    problem: ApiProblem | None = None
+    opened: uuid.UUID | None = None
+    detail: Detail | None = None
+    decided: dict[uuid.UUID, str] = field(default_factory=dict)
+
+    def url(self, **changes: str | None) -> str:
+        """The queue's address with these filters changed (None removes one)."""
+        args = {k: v for k, v in {**self.filters, **changes}.items() if v}
+        return url_for("manage_time_off.index") + (f"?{urlencode(args)}" if args else "")
+
+    @property
+    def back(self) -> str:
+        """The queue as it is filtered now (first page), for forms to return to."""
+        return self.url(cursor=None)
+
+
+def _uuid(text: str | None) -> uuid.UUID | None:
+    try:
+        return uuid.UUID(text) if text else None
+    except ValueError:
+        return None
+
+
+def _filters(args: Any) -> dict[str, str]:
+    keys = ("status", "team", "provider", "policy", "start", "end", "cursor")
+    return {k: args.get(k, "").strip() for k in keys if args.get(k, "").strip()}
+
+
+def list_query(filters: dict[str, str]) -> TimeOffRequestListQuery:
+    """The list query the filters name (malformed values are left out; the form reports them)."""
+    status = filters.get("status", "pending")
+    start = _day(filters.get("start"))
+    end = _day(filters.get("end"))
+    return TimeOffRequestListQuery(
+        status=None if status == "any" else [status] if status in {
+            "pending", "approved", "rejected", "cancelled"} else ["pending"],
+        team_id=_uuid(filters.get("team")),
+        provider_id=_uuid(filters.get("provider")),
+        policy_id=_uuid(filters.get("policy")),
+        start_date=local_instant(start) if start else None,
+        end_date=local_instant(end + timedelta(days=1)) if end else None,
+        page_size=PAGE_SIZE,
+        cursor=filters.get("cursor") or None,
+    )
+
+
+def _day(text: str | None) -> date | None:
+    try:
+        return date.fromisoformat(text) if text else None
+    except ValueError:
+        return None
+
+
+def first_round(client: ApiClient, query: TimeOffRequestListQuery) -> list[Any]:
+    """The queue's concurrent reads: the page, the pending count, teams, providers, policies."""
+    return client.concurrently(
+        lambda: client.list_time_off_requests(query),
+        lambda: client.count_time_off_requests(TimeOffRequestFilter(status=["pending"])),
+        lambda: client.list_teams(TeamListQuery(page_size=200)),
+        lambda: client.list_providers(ProviderListQuery(page_size=200)),
+        lambda: client.list_time_off_policies(TimeOffPolicyListQuery(page_size=200)),
+    )
+
+
+def shifts_query(requests: list[TimeOffRequestRead]) -> ShiftListQuery | None:
+    """The shifts that may overlap the page's pending requests (one read for the whole page)."""
+    pending = [r for r in requests if r.status == "pending"]
+    if not pending:
+        return None
+    start = min(r.start_date for r in pending) - timedelta(days=1)
+    end = max(r.end_date for r in pending) + timedelta(days=1)
+    return ShiftListQuery(start_date=start, end_date=end, page_size=200)
+
+
+def blocked_window(req: TimeOffRequestRead) -> tuple[datetime, datetime]:
+    """The instants a request blocks: whole local days for a full-day request.
+
+    A preview for the list only; opening the request asks the API which shifts it acts on.
+    """
+    full_day = req.is_full_day if req.is_full_day is not None else (
+        req.policy is not None and req.policy.accrual_unit == "days")
+    if not full_day:
+        return req.start_date, req.end_date
+    site = zone()
+    first = req.start_date.astimezone(site).date()
+    last_local = req.end_date.astimezone(site)
+    last = last_local.date()
+    if last_local.time() != datetime.min.time() or last == first:
+        last += timedelta(days=1)
+    return local_instant(first), local_instant(last)
+
+
+def _overlaps(req: TimeOffRequestRead, shifts: list[ShiftRead]) -> list[ShiftRead]:
+    start, end = blocked_window(req)
+    return [s for s in shifts if s.provider == req.provider_id and not s.is_callout
+            and s.start_date < end and s.end_date > start]
+
+
+def build_queue(filters: dict[str, str], *, me: UserMe | None = None) -> Queue:
+    """Read and assemble the queue for `filters` (two rounds: the page, then its shifts)."""
+    client = api()
+    me = me or current_user()
+    form = QueueFilterForm(formdata=_FormArgs(filters))
+    page, count, teams, providers, policies = first_round(client, list_query(filters))
+    mine = my_teams(me, teams.items)
+    people = {p.id: p for p in providers.items}
+    form.team.choices = options([("", "All my teams")] + [(str(t.id), t.name) for t in mine])
+    form.provider.choices = options([("", "Everyone")] + [
+        (str(p.id), p.name or p.email)
+        for p in sorted(people.values(), key=lambda p: p.name or p.email)])
+    form.policy.choices = options([("", "Every policy")] + [
+        (str(p.id), p.name) for p in policies.items])
+    if filters:
+        form.validate()
+    team_names = {t.id: t.name for t in teams.items}
+    query = shifts_query(page.items)
+    shifts = client.list_shifts(query).items if query else []
+    rows = []
+    for req in page.items:
+        person = people.get(req.provider_id)
+        rows.append(Row(
+            request=req,
+            provider_name=(person.name or person.email) if person else "Unknown provider",
+            team_name=team_names.get(person.team_id) if person and person.team_id else None,
+            conflicts=_overlaps(req, shifts) if req.status == "pending" else None,
+        ))
+    return Queue(form=form, rows=rows, cursor=page.cursor, pending=count.count, teams=mine,
+                 providers=people, policies=policies.items, filters=filters)
+
+
+class _FormArgs(dict[str, str]):
+    """Query-string filters as WTForms form data."""
+
+    def getlist(self, key: str) -> list[str]:
+        return [self[key]] if key in self else []
+
+
+def _queue_status(queue: Queue) -> int:
+    return 422 if any(f.errors for f in queue.form) else 200
+
+
+@bp.get("/manage/time-off")
+def index() -> Response:
+    """The queue: the manager's teams' requests, pending first by default, filtered and paged."""
+    queue = build_queue(_filters(request.args))
+    return render(TEMPLATE, fragment="request_queue", queue=queue, strategies=STRATEGIES,
+                  status=_queue_status(queue))
+
+
+# -- one request ----------------------------------------------------------------------------------
+
+def read_detail(client: ApiClient, request_id: uuid.UUID,
+                ) -> tuple[TimeOffRequestRead, Detail]:
+    """A request as it is now, the shifts it overlaps and the provider's other requests."""
+    req = client.get_time_off_request(request_id)
+    calls: list[Any] = [lambda: client.list_time_off_requests(
+        TimeOffRequestListQuery(provider_id=req.provider_id, page_size=50))]
+    if req.status in DECIDABLE:
+        calls.append(lambda: client.time_off_request_conflicts(request_id))
+    answers = client.concurrently(*calls)
+    others = [r for r in answers[0].items if r.id != req.id]
+    conflicts = answers[1].items if len(answers) > 1 else []
+    return req, Detail(conflicts=conflicts, others=others)
+
+
+def seen_shifts(conflicts: list[ShiftRead]) -> str:
+    """What the manager saw of the overlapping shifts: ids and versions."""
+    return " ".join(sorted(f"{s.id}:{s.version}" for s in conflicts))
+
+
+def _row_for(queue: Queue | None, req: TimeOffRequestRead) -> Row:
+    client = api()
+    if queue is not None:
+        for row in queue.rows:
+            if row.request.id == req.id:
+                row.request = req
+                return row
+    people = client.list_providers(ProviderListQuery(page_size=200)).items
+    person = next((p for p in people if p.id == req.provider_id), None)
+    return Row(request=req, provider_name=(person.name or person.email) if person else
+               "Unknown provider", team_name=person.team.name if person and person.team else None)
+
+
+def _forms(req: TimeOffRequestRead, detail: Detail, back: str) -> None:
+    shifts = seen_shifts(detail.conflicts)
+    if detail.approve_form is None:
+        detail.approve_form = TimeOffApproveForm(
+            formdata=None, seen_status=req.status, seen_shifts=shifts, back=back,
+            conflict_resolution="calloutWithOpen" if detail.conflicts else "keep")
+    else:
+        detail.approve_form.seen_status.data = req.status
+        detail.approve_form.seen_shifts.data = shifts
+    if detail.reject_form is None:
+        detail.reject_form = TimeOffRejectForm(formdata=None, seen_status=req.status,
+                                               seen_shifts=shifts, back=back)
+    else:
+        detail.reject_form.seen_status.data = req.status
+        detail.reject_form.seen_shifts.data = shifts
+    reason = detail.reject_form.rejection_reason
+    reason.id = reason.label.field_id = f"reason-{req.id}"
+
+
+def _opened(request_id: uuid.UUID, *, back: str, status: int = 200, notice: str | None = None,
+            problem: ApiProblem | None = None, approve_form: TimeOffApproveForm | None = None,
+            reject_form: TimeOffRejectForm | None = None) -> Response:
+    """The request opened in place: its row alone (htmx) or the queue with it open."""
+    client = api()
+    req, detail = read_detail(client, request_id)
+    detail.notice, detail.problem = notice, problem
+    detail.approve_form, detail.reject_form = approve_form, reject_form
+    _forms(req, detail, back)
+    if is_partial():
+        row = _row_for(None, req)
+        return render_macro(MACROS, "request_row", row, back=back, detail=detail,
+                            strategies=STRATEGIES, status=status)
+    filters = _filters_of(back)
+    queue = build_queue(filters)
+    queue.opened, queue.detail = req.id, detail
+    row = _row_for(queue, req)
+    if row not in queue.rows:
+        queue.rows.insert(0, row)
+    return render(TEMPLATE, queue=queue, strategies=STRATEGIES, status=status)
+
+
+def _filters_of(back: str) -> dict[str, str]:
+    return _filters(dict(parse_qsl(urlsplit(back).query)))
+
+
+def _back(value: str | None = None) -> str:
+    default = url_for("manage_time_off.index")
+    target = safe_next(value or request.args.get("back"), default)
+    return target if target.startswith(default) else default
+
+
+@bp.get("/manage/time-off/<uuid:request_id>")
+def show(request_id: uuid.UUID) -> Response:
+    """One request opened in place, with everything needed to decide it."""
+    back = _back(url_for("manage_time_off.index") + (
+        "?" + urlencode(_filters(request.args)) if _filters(request.args) else ""))
+    return _opened(request_id, back=back)
+
+
+# -- deciding -----------------------------------------------------------------------------------
+
+STRATEGY_DONE = {
+    "keep": "shifts kept", "keepWithOpen": "shifts kept, open copies posted",
+    "callout": "shifts marked as callouts", "calloutWithOpen":
+        "shifts marked as callouts, open copies posted",
+    "delete": "shifts deleted", "deleteWithOpen": "shifts deleted, open copies posted",
+}
+
+
+def _changed(req: TimeOffRequestRead, conflicts: list[ShiftRead], form: Any) -> str | None:
+    """Why the request must be looked at again, or None when it is as the manager saw it."""
+    if req.status != form.seen_status.data:
+        return (f"This request changed while you were looking at it: it is now {req.status}"
+                f"{_by(req)}. Nothing was changed by you.")
+    if req.status == "pending" and seen_shifts(conflicts) != (form.seen_shifts.data or ""):
+        return ("The shifts this request overlaps changed while you were looking at it. Check "
+                "them below and decide again.")
+    return None
+
+
+def _by(req: TimeOffRequestRead) -> str:
+    if req.status == "rejected" and req.rejected_by is not None:
+        return f" (rejected by {req.rejected_by.name})"
+    if req.status == "approved" and req.conflict_resolution:
+        return f" ({STRATEGY_DONE[req.conflict_resolution]})"
+    return ""
+
+
+def _decided(req: TimeOffRequestRead, back: str, message: str) -> Response:
+    flash(message, "success")
+    if is_partial():
+        client = api()
+        count = client.count_time_off_requests(TimeOffRequestFilter(status=["pending"])).count
+        response = render_macro(MACROS, "request_row", _row_for(None, req), back=back,
+                                detail=None, strategies=STRATEGIES, just_decided=True)
+        badge = render_macro(MACROS, "pending_badge", count, oob=True)
+        response.set_data(response.get_data() + badge.get_data())
+        return response
+    return see_other(back)
+
+
+def _problem(request_id: uuid.UUID, problem: ApiProblem, back: str, **forms: Any) -> Response:
+    """A problem about deciding this request, shown inline next to it."""
+    if isinstance(problem, (Forbidden, NotFound)):
+        # The manager may not even read the request: show the problem above the queue.
+        if is_partial():
+            return render_macro(MACROS, "queue_problem", problem, request_id,
+                                status=problem.status)
+        queue = build_queue(_filters_of(back))
+        queue.problem = problem
+        return render(TEMPLATE, queue=queue, strategies=STRATEGIES, status=problem.status)
+    if problem.code == "invalid-state-transition":
+        req = api().get_time_off_request(request_id)
+        return _opened(request_id, back=back, status=409, notice=(
+            f"This request changed while you were looking at it: it is now {req.status}"
+            f"{_by(req)}. Nothing was changed by you."))
+    return _opened(request_id, back=back, status=problem.status, problem=problem, **forms)
+
+
+def _decide(request_id: uuid.UUID, form: TimeOffApproveForm | TimeOffRejectForm,
+            ) -> Response:
+    back = _back(form.back.data)
+    kind = "approve_form" if isinstance(form, TimeOffApproveForm) else "reject_form"
+    if not form.validate():
+        return _opened(request_id, back=back, status=422, **{kind: form})
+    client = api()
+    try:
+        req, conflicts = client.concurrently(
+            lambda: client.get_time_off_request(request_id),
+            lambda: client.time_off_request_conflicts(request_id))
+        notice = _changed(req, conflicts.items, form)
+        if notice is not None:
+            return _opened(request_id, back=back, status=409, notice=notice)
+        name = _row_for(None, req).provider_name
+        if isinstance(form, TimeOffApproveForm):
+            done = client.approve_time_off_request(request_id, form.to_contract())
+            shifts = len(conflicts.items)
+            what = (f"; {shifts} overlapping shift{'s' if shifts != 1 else ''}: "
+                    f"{STRATEGY_DONE[form.conflict_resolution.data]}") if shifts else ""
+            return _decided(done, back, f"Approved {name}'s time off{what}.")
+        done = client.reject_time_off_request(request_id, form.to_contract())
+        return _decided(done, back, f"Rejected {name}'s time off. They will see your reason.")
+    except ApiProblem as problem:
+        return _problem(request_id, problem, back, **{kind: form})
+
+
+@bp.post("/manage/time-off/<uuid:request_id>/approve")
+def approve(request_id: uuid.UUID) -> Response:
+    """Approve a request with the chosen conflict strategy."""
+    return _decide(request_id, TimeOffApproveForm())
+
+
+@bp.post("/manage/time-off/<uuid:request_id>/reject")
+def reject(request_id: uuid.UUID) -> Response:
+    """Reject a request with a reason."""
+    return _decide(request_id, TimeOffRejectForm())
+
+
+@bp.post("/manage/time-off/approve-clean")
+def approve_clean() -> Response:
+    """Approve the selected requests that overlap no shift; leave the others for a decision."""
+    form = BulkApproveForm()
+    back = _back(form.back.data)
+    ids = [i for i in (_uuid(v) for v in request.form.getlist("ids")) if i is not None]
+    if not ids:
+        flash("Select the requests to approve first.", "error")
+        return see_other(back)
+    client = api()
+    try:
+        previews = client.concurrently(
+            *[lambda i=i: client.time_off_request_conflicts(i) for i in ids])
+        clean = [i for i, p in zip(ids, previews, strict=True) if not p.items]
+        skipped = len(ids) - len(clean)
+        done = client.concurrently(*[
+            lambda i=i: _approve_quietly(client, i) for i in clean])
+    except ApiProblem as problem:
+        return _problem(ids[0], problem, back)
+    approved = sum(1 for ok in done if ok)
+    parts = [f"Approved {approved} request{'s' if approved != 1 else ''}."]
+    if skipped:
+        parts.append(f"{skipped} overlap shifts and need your decision one by one.")
+    if approved < len(clean):
+        parts.append(f"{len(clean) - approved} had already been decided by someone else.")
+    flash(" ".join(parts), "success" if approved else "error")
+    return see_other(back)
+
+
+def _approve_quietly(client: ApiClient, request_id: uuid.UUID) -> bool:
+    try:
+        client.approve_time_off_request(request_id, TimeOffApprove(conflict_resolution="keep"))
+    except ApiProblem as problem:
+        if problem.code == "invalid-state-transition":
+            return False
+        raise
+    return True

@@ -1,0 +1,60 @@
+"""Local-calendar helpers the manager pages share: the site's zone, local days as UTC instants,
+weeks, and the teams a manager may pick from.
+
+Every instant on the wire is UTC; managers think in the site's wall clock. These helpers turn a
+local date (and time) typed into a form into the UTC instant it names — DST-correct through
+`zoneinfo` — and back. Must not call the API.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime, time, timedelta
+from zoneinfo import ZoneInfo
+
+from flask import current_app
+
+from app.contract.teams import TeamRead
+from app.contract.users import UserMe
+
+
+def zone() -> ZoneInfo:
+    """The site's time zone."""
+    return current_app.extensions["shiftdesk_web"].settings.zone
+
+
+def today() -> date:
+    """Today on the site's calendar."""
+    return datetime.now(UTC).astimezone(zone()).date()
+
+
+def local_instant(day: date, at: time | None = None) -> datetime:
+    """The UTC instant of `day` at `at` (midnight by default) on the site's wall clock."""
+    return datetime.combine(day, at or time(0), tzinfo=zone()).astimezone(UTC)
+
+
+def local_day(instant: datetime) -> date:
+    """The site's calendar day of an instant."""
+    return instant.astimezone(zone()).date()
+
+
+def week_start(day: date) -> date:
+    """The Monday of `day`'s week."""
+    return day - timedelta(days=day.weekday())
+
+
+def parse_day(text: str | None) -> date | None:
+    """A `YYYY-MM-DD` date, or None when missing or malformed."""
+    if not text:
+        return None
+    try:
+        return date.fromisoformat(text)
+    except ValueError:
+        return None
+
+
+def my_teams(me: UserMe, teams: list[TeamRead]) -> list[TeamRead]:
+    """The teams a manager works with: the ones they manage (every team for an admin)."""
+    if me.is_admin:
+        return teams
+    mine = set(me.team_ids)
+    return [team for team in teams if team.id in mine]

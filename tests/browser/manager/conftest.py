@@ -1,0 +1,77 @@
+"""Helpers of the manager journeys: arrange requests, shifts and punches in the site's database
+(each test its own, on its own dates), and accept the 4xx answers a journey provokes on purpose.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable
+from datetime import datetime, timedelta
+from typing import Any
+
+import pytest
+
+from app.api import models as m
+from tests.factories import make_shift, uid
+
+
+@pytest.fixture
+def arrange(site: Any) -> Callable[[Callable[[Any], Any]], Any]:
+    """Run `change(session)` in a write transaction on the site's database."""
+
+    def run(change: Callable[[Any], Any]) -> Any:
+        with site.api.extensions["shiftdesk"].db.unit_of_work(write=True) as session:
+            result = change(session)
+            session.flush()
+            return result
+
+    return run
+
+
+def add_request(session: Any, *, start: datetime, days: int = 1,
+                provider: str = "provider@example.com", note: str | None = None) -> uuid.UUID:
+    """A pending full-day PTO request starting at `start` (a local midnight, in UTC)."""
+    request = m.TimeOffRequest(
+        status="pending", start_date=start, end_date=start + timedelta(days=days),
+        policy_id=uid("policy:pto"), provider_id=uid(f"user:{provider}"), note=note,
+        paid_hours=8.0 * days, is_full_day=True)
+    request.daily_hours = [m.TimeOffDay(date=start + timedelta(days=i), duration=8.0)
+                           for i in range(days)]
+    session.add(request)
+    session.flush()
+    return request.id
+
+
+def add_shift(session: Any, *, start: datetime, provider: str | None = "provider@example.com",
+              team: str = "Emergency", role: str = "Registered Nurse", hours: int = 12,
+              break_at: int | None = 6) -> uuid.UUID:
+    """A shift in `team` (open when `provider` is None) starting at `start`."""
+    person = session.get(m.Provider, uid(f"user:{provider}")) if provider else None
+    shift = make_shift(session, provider=person, team=session.get(m.Team, uid(f"team:{team}")),
+                       role=session.get(m.Role, uid(f"role:{team}:{role}")), start=start,
+                       hours=hours, break_at=break_at)
+    session.flush()
+    return shift.id
+
+
+def shift_row(site: Any, shift_id: uuid.UUID) -> m.Shift | None:
+    """The shift as the database holds it now (None when deleted)."""
+    with site.api.extensions["shiftdesk"].db.unit_of_work() as session:
+        shift = session.get(m.Shift, shift_id)
+        if shift is not None:
+            session.expunge(shift)
+        return shift
+
+
+def open_copies(site: Any, start: datetime) -> int:
+    """How many open shifts start at `start`."""
+    from sqlalchemy import func, select
+    with site.api.extensions["shiftdesk"].db.unit_of_work() as session:
+        return int(session.scalar(select(func.count()).select_from(m.Shift).where(
+            m.Shift.start_date == start, m.Shift.provider_id.is_(None))) or 0)
+
+
+def expected_statuses(tab: Any, *statuses: int) -> None:
+    """Forget the htmx answers with these statuses: the journey provoked them on purpose."""
+    tab.problems[:] = [p for p in tab.problems
+                       if not any(p.startswith(f"{s} for ") for s in statuses)]
