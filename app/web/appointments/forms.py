@@ -65,14 +65,21 @@ class OutcomeForm(ChangeForm):
     actual_start = TimeField("Actual start", validators=[Optional()])
     actual_end = TimeField("Actual end", validators=[Optional()])
 
-    def validate_actual_end(self, field: Any) -> None:
-        """Both actual times or neither; the end after the start."""
-        if self.status.data == "occurred" and not (self.actual_start.data and field.data):
-            raise ValidationError("Enter when it actually started and ended.")
-        if bool(self.actual_start.data) != bool(field.data):
-            raise ValidationError("Enter both actual times, or neither.")
-        if field.data and self.actual_start.data and field.data <= self.actual_start.data:
-            raise ValidationError("The end must come after the start.")
+    def validate(self, extra_validators: Any = None) -> bool:
+        """Both actual times or neither (and both when it occurred); the end after the start."""
+        valid = super().validate(extra_validators)
+        start, end = self.actual_start.data, self.actual_end.data
+        message = None
+        if self.status.data == "occurred" and not (start and end):
+            message = "Enter when it actually started and ended."
+        elif bool(start) != bool(end):
+            message = "Enter both actual times, or neither."
+        elif start and end and end <= start:
+            message = "The end must come after the start."
+        if message:
+            self.actual_end.errors = [*self.actual_end.errors, message]
+            return False
+        return valid
 
 
 class RescheduleForm(ChangeForm):
@@ -86,20 +93,21 @@ class RescheduleForm(ChangeForm):
     start_time = TimeField("Start", validators=[Optional()])
     end_time = TimeField("End", validators=[Optional()])
 
-    def validate_day(self, field: Any) -> None:
-        """Typed times need a day and a start."""
-        if not self.start_date.data and not field.data:
-            raise ValidationError("Pick the new day.")
-
-    def validate_start_time(self, field: Any) -> None:
-        """Typed times need a start."""
-        if not self.start_date.data and not field.data:
-            raise ValidationError("Enter the new start time.")
-
-    def validate_end_time(self, field: Any) -> None:
-        """The end after the start."""
-        if field.data and self.start_time.data and field.data <= self.start_time.data:
-            raise ValidationError("The end must come after the start.")
+    def validate(self, extra_validators: Any = None) -> bool:
+        """Typed times need a day and a start; the end comes after the start."""
+        valid = super().validate(extra_validators)
+        if not self.start_date.data:
+            if not self.day.data:
+                self.day.errors = [*self.day.errors, "Pick the new day."]
+                valid = False
+            if not self.start_time.data:
+                self.start_time.errors = [*self.start_time.errors, "Enter the new start time."]
+                valid = False
+        start, end = self.start_time.data, self.end_time.data
+        if not self.start_date.data and start and end and end <= start:
+            self.end_time.errors = [*self.end_time.errors, "The end must come after the start."]
+            valid = False
+        return valid
 
 
 class CancelForm(ChangeForm):

@@ -1,0 +1,144 @@
+"""Appointments through the test client as the scheduler: filtered list kept in the URL with
+cursor pages, detail, outcome, reschedule, cancel, and version conflicts resolved both ways."""
+
+from __future__ import annotations
+
+import re
+
+from tests.factories import uid
+from tests.web.conftest import Web
+
+APPOINTMENT = uid("appt:3")  # Dana Doctor, Thu 5 Mar 2026 8:00 AM New York, member-003
+
+
+def hidden(page: str, name: str) -> str:
+    found = re.search(rf'name="{name}"[^>]*value="([^"]*)"', page) or re.search(
+        rf'value="([^"]*)"[^>]*name="{name}"', page)
+    assert found, f"no hidden {name}"
+    return found.group(1)
+
+
+def test_list_filters_are_kept_in_the_url(sched: Web) -> None:
+    response = sched.client.get("/appointments", query_string={
+        "member": "member-003", "start": "2026-03-01", "end": "2026-03-31"})
+    body = response.get_data(as_text=True)
+    assert response.status_code == 200
+    assert "member-003" in body
+    assert "member-004" not in body
+    assert 'value="member-003"' in body
+
+
+def test_list_pages_with_a_cursor(sched: Web) -> None:
+    body = sched.client.get("/appointments", query_string={
+        "start": "2026-03-01", "end": "2026-03-31"}).get_data(as_text=True)
+    assert body.count('<tr id="appointment-') == 25  # a full page: 24 upcoming + 1 cancelled
+    assert "Next page" not in body or "cursor=" in body
+
+
+def test_list_fragment_for_htmx(sched: Web) -> None:
+    response = sched.client.get("/appointments", headers={"HX-Request": "true"},
+                                query_string={"status": "cancelled", "start": "2026-03-01"})
+    body = response.get_data(as_text=True)
+    assert body.lstrip().startswith('<section id="appointment-table"')
+    assert "member-007" in body
+    assert "member-003" not in body
+
+
+def test_list_bad_dates_are_inline(sched: Web) -> None:
+    response = sched.client.get("/appointments", query_string={"start": "2026-03-05",
+                                                               "end": "2026-03-01"})
+    assert response.status_code == 422
+    assert "The last day must not come before the first." in response.get_data(as_text=True)
+
+
+def test_detail_shows_the_appointment(sched: Web) -> None:
+    body = sched.client.get(f"/appointments/{APPOINTMENT}").get_data(as_text=True)
+    assert "New patient visit" in body
+    assert "Dana Doctor" in body
+    assert "Thu 5 Mar 2026" in body
+    assert "Reschedule" in body
+
+
+def test_mark_occurred_with_actual_times(sched: Web) -> None:
+    page = sched.client.get(f"/appointments/{APPOINTMENT}").get_data(as_text=True)
+    response = sched.client.post(f"/appointments/{APPOINTMENT}/outcome", data={
+        "csrf_token": sched.csrf(), "version": hidden(page, "version"),
+        "seen": hidden(page, "seen"), "status": "occurred", "actual_day": "2026-03-05",
+        "actual_start": "08:05", "actual_end": "08:40"})
+    assert response.status_code == 303
+    body = sched.client.get(response.headers["Location"]).get_data(as_text=True)
+    assert "Marked occurred." in body
+    assert "8:40 AM" in body
+
+
+def test_outcome_needs_times_when_it_occurred(sched: Web) -> None:
+    page = sched.client.get(f"/appointments/{APPOINTMENT}").get_data(as_text=True)
+    response = sched.client.post(f"/appointments/{APPOINTMENT}/outcome", data={
+        "csrf_token": sched.csrf(), "version": hidden(page, "version"), "status": "occurred",
+        "actual_day": "2026-03-05", "actual_start": "", "actual_end": ""})
+    assert response.status_code == 422
+    assert "Enter when it actually started and ended." in response.get_data(as_text=True)
+
+
+def test_reschedule_to_typed_times(sched: Web) -> None:
+    page = sched.client.get(f"/appointments/{APPOINTMENT}/reschedule").get_data(as_text=True)
+    assert "Or pick new times" in page
+    response = sched.client.post(f"/appointments/{APPOINTMENT}/reschedule", data={
+        "csrf_token": sched.csrf(), "version": hidden(page, "version"),
+        "seen": hidden(page, "seen"), "provider_id": str(uid("user:doctor@example.com")),
+        "day": "2026-03-05", "start_time": "15:00", "end_time": ""})
+    assert response.status_code == 303
+    body = sched.client.get(response.headers["Location"]).get_data(as_text=True)
+    assert "Rescheduled to Thu 5 Mar 2026, 3:00 PM EST." in body
+    assert "3:30 PM" in body  # same length kept
+
+
+def test_reschedule_onto_another_booking_is_inline(sched: Web) -> None:
+    page = sched.client.get(f"/appointments/{APPOINTMENT}/reschedule").get_data(as_text=True)
+    response = sched.client.post(f"/appointments/{APPOINTMENT}/reschedule", data={
+        "csrf_token": sched.csrf(), "version": hidden(page, "version"),
+        "provider_id": str(uid("user:doctor@example.com")), "day": "2026-03-05",
+        "start_time": "09:00", "end_time": "09:30"})  # appt:13 is booked then
+    assert response.status_code == 422
+    assert "already has an upcoming appointment" in response.get_data(as_text=True)
+
+
+def test_cancel_needs_a_reason_then_cancels(sched: Web) -> None:
+    page = sched.client.get(f"/appointments/{APPOINTMENT}/cancel").get_data(as_text=True)
+    data = {"csrf_token": sched.csrf(), "version": hidden(page, "version"),
+            "seen": hidden(page, "seen")}
+    missing = sched.client.post(f"/appointments/{APPOINTMENT}/cancel",
+                                data={**data, "cancellation_reason": ""})
+    assert missing.status_code == 422
+    assert "Say why it is cancelled." in missing.get_data(as_text=True)
+    done = sched.client.post(f"/appointments/{APPOINTMENT}/cancel",
+                             data={**data, "cancellation_reason": "Member is unwell"})
+    assert done.status_code == 303
+    body = sched.client.get(done.headers["Location"]).get_data(as_text=True)
+    assert "Appointment cancelled." in body
+    assert "Member is unwell" in body
+
+
+def test_version_conflict_shows_changes_and_applies_to_latest(sched: Web) -> None:
+    stale = sched.client.get(f"/appointments/{APPOINTMENT}/cancel").get_data(as_text=True)
+    moved = sched.client.get(f"/appointments/{APPOINTMENT}/reschedule").get_data(as_text=True)
+    sched.client.post(f"/appointments/{APPOINTMENT}/reschedule", data={
+        "csrf_token": sched.csrf(), "version": hidden(moved, "version"),
+        "seen": hidden(moved, "seen"), "provider_id": str(uid("user:doctor@example.com")),
+        "day": "2026-03-05", "start_time": "16:00"})
+    conflict = sched.client.post(f"/appointments/{APPOINTMENT}/cancel", data={
+        "csrf_token": sched.csrf(), "version": hidden(stale, "version"),
+        "seen": hidden(stale, "seen"), "cancellation_reason": "Clash"})
+    assert conflict.status_code == 409
+    body = conflict.get_data(as_text=True)
+    assert "Someone else changed this appointment" in body
+    assert "Thu 5 Mar 2026, 8:00 AM EST" in body  # as the stale page showed it
+    assert "Thu 5 Mar 2026, 4:00 PM EST" in body  # as it is now
+    assert "Reload the latest version" in body
+    applied = sched.client.post(f"/appointments/{APPOINTMENT}/cancel", data={
+        "csrf_token": sched.csrf(), "version": hidden(body, "version"),
+        "seen": hidden(body, "seen"), "cancellation_reason": hidden(body, "cancellation_reason")})
+    assert applied.status_code == 303
+    shown = sched.client.get(applied.headers["Location"]).get_data(as_text=True)
+    assert "Cancelled" in shown
+    assert "Clash" in shown
