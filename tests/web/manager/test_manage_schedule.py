@@ -1,0 +1,118 @@
+"""The team schedule through the test client as the ED manager."""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+
+from tests.web.manager.conftest import add_request, add_shift
+
+MONDAY = datetime(2026, 6, 1, 4, 0, tzinfo=UTC)  # Mon 1 Jun 2026, midnight in New York
+HX = {"HX-Request": "true"}
+
+
+def _csrf(mweb):
+    page = mweb.client.get("/manage/time-off").get_data(as_text=True)
+    marker = 'name="csrf_token" value="'
+    start = page.index(marker) + len(marker)
+    return page[start:page.index('"', start)]
+
+
+def _week(mweb):
+    return f"team={mweb.world.ed}&week=2026-06-01"
+
+
+def test_week_grid_shows_shifts_open_shifts_and_time_off(mweb, arrange):
+    shift = arrange(lambda s, w: add_shift(s, w, provider=w.provider,
+                                           start=MONDAY.replace(hour=11)))
+    open_shift = arrange(lambda s, w: add_shift(s, w, provider=None,
+                                                start=MONDAY.replace(day=2, hour=11)))
+    arrange(lambda s, w: add_request(s, w, start=MONDAY.replace(day=3), status="approved"))
+    mweb.sign_in("manager@example.com")
+    response = mweb.client.get(f"/manage/schedule?{_week(mweb)}")
+    body = response.get_data(as_text=True)
+    assert response.status_code == 200, body
+    assert f'id="shift-{shift}"' in body
+    assert f'id="shift-{open_shift}"' in body
+    assert "Time off" in body
+    assert "Registered Nurse" in body
+    css = mweb.client.get("/manage/schedule/roles.css")
+    assert css.mimetype == "text/css"
+    assert "--role-color: #1F77B4" in css.get_data(as_text=True)
+
+
+def test_edit_opens_the_editor_fragment(mweb, arrange):
+    shift = arrange(lambda s, w: add_shift(s, w, provider=w.provider,
+                                           start=MONDAY.replace(hour=11)))
+    mweb.sign_in("manager@example.com")
+    response = mweb.client.get(f"/manage/schedule/shifts/{shift}/edit?{_week(mweb)}",
+                               headers=HX)
+    body = response.get_data(as_text=True)
+    assert response.status_code == 200
+    assert body.strip().startswith('<section id="shift-editor"')
+    assert 'value="07:00"' in body
+
+
+def _edit_data(mweb, shift, **changes):
+    page = mweb.client.get(f"/manage/schedule/shifts/{shift}/edit?{_week(mweb)}")
+    body = page.get_data(as_text=True)
+    data = dict(re.findall(r'name="(\w+)"[^>]*value="([^"]*)"', body))
+    data.update({"date": "2026-06-01", "start_time": "07:00", "end_time": "19:00",
+                 "csrf_token": _csrf(mweb)})
+    data.setdefault("provider", str(mweb.world.provider))
+    data.update(changes)
+    return data
+
+
+def test_update_saves_new_times_and_redirects(mweb, arrange):
+    shift = arrange(lambda s, w: add_shift(s, w, provider=w.provider,
+                                           start=MONDAY.replace(hour=11)))
+    mweb.sign_in("manager@example.com")
+    data = _edit_data(mweb, shift, start_time="08:00", end_time="20:00")
+    response = mweb.client.post(f"/manage/schedule/shifts/{shift}?{_week(mweb)}", data=data)
+    assert response.status_code == 303, response.get_data(as_text=True)
+    page = mweb.client.get(f"/manage/schedule?{_week(mweb)}").get_data(as_text=True)
+    assert "Saved Pat Provider" in page
+    assert "8:00 AM\u20138:00 PM" in page
+
+
+def test_stale_version_shows_both_versions_and_apply_works(mweb, arrange):
+    shift = arrange(lambda s, w: add_shift(s, w, provider=w.provider,
+                                           start=MONDAY.replace(hour=11)))
+    mweb.sign_in("manager@example.com")
+    first = _edit_data(mweb, shift, note="Pod A")
+    second = _edit_data(mweb, shift, end_time="17:00")
+    url = f"/manage/schedule/shifts/{shift}?{_week(mweb)}"
+    assert mweb.client.post(url, data=first).status_code == 303
+    conflict = mweb.client.post(url, data=second, headers=HX)
+    body = conflict.get_data(as_text=True)
+    assert conflict.status_code == 409
+    assert "Someone else changed this shift" in body
+    assert "Pod A" in body
+    assert "Apply my change to the latest version" in body
+    again = dict(re.findall(r'name="(\w+)"[^>]*value="([^"]*)"', body.split("Reload")[1]))
+    response = mweb.client.post(url, data=again)
+    assert response.status_code == 303, response.get_data(as_text=True)
+    page = mweb.client.get(f"/manage/schedule?{_week(mweb)}").get_data(as_text=True)
+    assert "7:00 AM\u20135:00 PM" in page
+    editor = mweb.client.get(f"/manage/schedule/shifts/{shift}/edit?{_week(mweb)}")
+    assert 'value="Pod A"' in editor.get_data(as_text=True)
+
+
+def test_create_open_shift_and_inline_errors(mweb):
+    mweb.sign_in("manager@example.com")
+    token = _csrf(mweb)
+    url = f"/manage/schedule/shifts?{_week(mweb)}"
+    bad = mweb.client.post(url, data={"csrf_token": token, "open-date": "",
+                                      "open-start_time": "07:00", "open-end_time": "19:00",
+                                      "open-role": str(mweb.world.ed_nurse_role)}, headers=HX)
+    assert bad.status_code == 422
+    assert bad.get_data(as_text=True).strip().startswith('<section id="open-shift"')
+    good = mweb.client.post(url, data={"csrf_token": token, "open-date": "2026-06-04",
+                                       "open-start_time": "07:00", "open-end_time": "15:00",
+                                       "open-role": str(mweb.world.ed_nurse_role),
+                                       "open-note": "Extra hands"})
+    assert good.status_code == 303
+    page = mweb.client.get(f"/manage/schedule?{_week(mweb)}").get_data(as_text=True)
+    assert "Open shift posted" in page
+    assert "7:00 AM\u20133:00 PM" in page
