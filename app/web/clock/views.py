@@ -222,7 +222,9 @@ def punch() -> Response:
         if problem.code != "invalid-punch-action":
             raise
         state = load_state()
-        return _page(state, PunchForm(formdata=None), status=409,
+        # A full page says 409; the htmx panel is the current state with the note inline, an
+        # in-place update like any other (STYLE §6), so the browser logs no failed request.
+        return _page(state, PunchForm(formdata=None), status=200 if is_partial() else 409,
                      problem=_invalid(action, state))
     flash(f"{DONE[action]} at {_clock(datetime.now(UTC))}.", "success")
     if is_partial():
