@@ -1,10 +1,328 @@
-"""Timesheets (blueprint `manage_timesheets`): managers review punches against scheduled shifts.
+"""Timesheet review (blueprint `manage_timesheets`): managers check their teams' punches.
+
+`index` shows a team's pay period: every provider with their pending punches, warnings and
+errors, and the chosen provider's punches day by day against the scheduled shifts, warnings
+(late, early, missing shift) and errors (no clock-out) highlighted, scheduled against actual
+minutes per pay code. `review` approves or rejects one punch with an admin note, or fixes its
+time; `approve_clean` approves every pending punch without a warning at once. One round of
+concurrent API calls per page.
 
 Must not import `app.api`; it reaches the API only through `app.client`.
 """
 
 from __future__ import annotations
 
-from flask import Blueprint
+import uuid
+from dataclasses import dataclass, field
+from datetime import date, timedelta
+from typing import Any
+from urllib.parse import parse_qsl, urlencode, urlsplit
+
+from flask import Blueprint, Response, flash, request, url_for
+from wtforms import DateTimeLocalField, StringField
+from wtforms.validators import Length, Optional
+
+from app.client import ApiClient, ApiProblem
+from app.contract.pay_codes import PayCodeListQuery, PayCodeRead
+from app.contract.providers import ProviderListQuery, ProviderWithRelations
+from app.contract.roles import RoleListQuery, RoleRead
+from app.contract.shifts import ShiftListQuery, ShiftRead
+from app.contract.teams import TeamListQuery, TeamRead
+from app.contract.timekeeping import (
+    PunchUpdate,
+    TimecardPunchRead,
+    TimesheetQuery,
+    TimesheetRead,
+)
+from app.web.auth import api, current_user
+from app.web.forms import BaseForm
+from app.web.htmx import render, see_other
+from app.web.manage_schedule.calendar import (
+    local_day,
+    local_instant,
+    my_teams,
+    parse_day,
+    today,
+    zone,
+)
+from app.web.security import safe_next
 
 bp = Blueprint("manage_timesheets", __name__)
+
+TEMPLATE = "manage_timesheets/index.html"
+WARNINGS = {
+    "clock_in_early": "Clocked in early", "clock_out_early": "Clocked out early",
+    "clock_in_late": "Clocked in late", "clock_out_late": "Clocked out late",
+    "missing_shift": "No scheduled shift",
+}
+ERRORS = {
+    "no_clock_out": "No clock-out", "invalid_shift": "Shift data is invalid",
+    "missing_timecard": "No timecard for this period",
+    "missing_pay_period_template": "No pay period set up",
+}
+ACTIONS = {"clock_in": "Clock in", "clock_out": "Clock out", "break_start": "Break start",
+           "break_end": "Break end"}
+
+
+class PunchReviewForm(BaseForm):
+    """A manager's review of one punch: a note, and a corrected time when fixing it."""
+
+    admin_note = StringField("Note for the provider", validators=[Optional(), Length(max=500)])
+    time = DateTimeLocalField("Corrected time", format="%Y-%m-%dT%H:%M",
+                              validators=[Optional()])
+
+
+@dataclass
+class Sheet:
+    """One provider's timesheet as the page shows it."""
+
+    provider: ProviderWithRelations
+    sheet: TimesheetRead | None
+    warnings: dict[uuid.UUID, list[str]] = field(default_factory=dict)
+
+    @property
+    def pending(self) -> int:
+        """Punches waiting for review."""
+        return sum(1 for p in self.sheet.punches if p.state == "pending") if self.sheet else 0
+
+    @property
+    def clean(self) -> list[TimecardPunchRead]:
+        """Pending punches without a warning."""
+        if not self.sheet:
+            return []
+        return [p for p in self.sheet.punches
+                if p.state == "pending" and not self.warnings.get(p.id)]
+
+    @property
+    def problems(self) -> int:
+        """Warnings and errors together."""
+        if not self.sheet:
+            return 0
+        return len(self.sheet.warnings) + len(self.sheet.errors)
+
+
+@dataclass
+class Period:
+    """Everything the timesheet page shows."""
+
+    team: TeamRead | None
+    teams: list[TeamRead]
+    start: date
+    length: int
+    sheets: list[Sheet]
+    chosen: Sheet | None
+    shifts: list[ShiftRead]
+    pay_codes: dict[uuid.UUID, PayCodeRead]
+    roles: dict[uuid.UUID, RoleRead]
+    punch_errors: dict[uuid.UUID, list[str]] = field(default_factory=dict)
+    forms: dict[uuid.UUID, PunchReviewForm] = field(default_factory=dict)
+
+    @property
+    def end(self) -> date:
+        """The last day of the period."""
+        return self.start + timedelta(days=self.length - 1)
+
+    def url(self, **changes: Any) -> str:
+        """This page's address with changes (None removes a value)."""
+        args = {"team": str(self.team.id) if self.team else None,
+                "period": self.start.isoformat(),
+                "provider": str(self.chosen.provider.id) if self.chosen else None}
+        args.update({k: (str(v) if v is not None else None) for k, v in changes.items()})
+        return url_for("manage_timesheets.index") + "?" + urlencode(
+            {k: v for k, v in args.items() if v})
+
+    def days(self) -> list[tuple[date, list[ShiftRead], list[TimecardPunchRead]]]:
+        """The chosen provider's days that have shifts or punches, each with both."""
+        if not self.chosen or not self.chosen.sheet:
+            return []
+        pid = self.chosen.provider.id
+        out = []
+        for i in range(self.length):
+            day = self.start + timedelta(days=i)
+            shifts = [s for s in self.shifts
+                      if s.provider == pid and local_day(s.start_date) == day]
+            punches = sorted((p for p in self.chosen.sheet.punches if local_day(p.time) == day),
+                             key=lambda p: p.time)
+            if shifts or punches:
+                out.append((day, shifts, punches))
+        return out
+
+    def form_for(self, punch: TimecardPunchRead) -> PunchReviewForm:
+        """The review form of a punch (the submitted one after an error)."""
+        if punch.id not in self.forms:
+            form = PunchReviewForm(formdata=None, admin_note=punch.admin_note or "",
+                                   time=punch.time.astimezone(zone()).replace(tzinfo=None))
+            self.forms[punch.id] = form
+        form = self.forms[punch.id]
+        for name in ("admin_note", "time"):
+            bound = form[name]
+            bound.id = bound.label.field_id = f"{name}-{punch.id}"
+        return form
+
+
+def _team_of(me: Any, args: Any) -> uuid.UUID | None:
+    try:
+        return uuid.UUID(args["team"]) if args.get("team") else (
+            me.team_ids[0] if me.team_ids else None)
+    except ValueError:
+        return me.team_ids[0] if me.team_ids else None
+
+
+def period_reads(client: ApiClient, team: uuid.UUID | None, start: date, length: int,
+                 ) -> list[Any]:
+    """The page's reads, made concurrently."""
+    begin, end = local_instant(start), local_instant(start + timedelta(days=length))
+    return client.concurrently(
+        lambda: client.list_teams(TeamListQuery(page_size=200)),
+        lambda: client.list_providers(ProviderListQuery(team_id=team, page_size=200)),
+        lambda: client.team_timesheets(TimesheetQuery(team=team, start_date=begin,
+                                                      end_date=end, page_size=200)),
+        lambda: client.list_shifts(ShiftListQuery(team_id=team, start_date=begin, end_date=end,
+                                                  page_size=200)),
+        lambda: client.list_pay_codes(PayCodeListQuery(page_size=200)),
+        lambda: client.list_roles(RoleListQuery(team=team, page_size=200)),
+    )
+
+
+def period_window(args: Any) -> tuple[uuid.UUID | None, date, int]:
+    """The team and the pay period (its first day and length) the query names."""
+    team = _team_of(current_user(), args)
+    start, length = _aligned(parse_day(args.get("period")) or today())
+    return team, start, length
+
+
+def build_period(args: Any) -> Period:
+    """Read and assemble the page for the query."""
+    me = current_user()
+    client = api()
+    team_id, start, length = period_window(args)
+    teams, providers, sheets, shifts, pay_codes, roles = period_reads(
+        client, team_id, start, length)
+    people = {p.id: p for p in providers.items}
+    by_provider = {s.provider_id: s for s in sheets.items}
+    rows = []
+    for person in sorted(people.values(), key=lambda p: p.name or p.email):
+        sheet = by_provider.get(person.id)
+        warned: dict[uuid.UUID, list[str]] = {}
+        for w in sheet.warnings if sheet else []:
+            warned.setdefault(w.punch_id, []).append(WARNINGS[w.type])
+        rows.append(Sheet(provider=person, sheet=sheet, warnings=warned))
+    chosen_id = _uuid(args.get("provider"))
+    chosen = next((r for r in rows if r.provider.id == chosen_id), None)
+    if chosen is None:
+        chosen = next((r for r in rows if r.pending or r.problems), rows[0] if rows else None)
+    return Period(team=next((t for t in teams.items if t.id == team_id), None),
+                  teams=my_teams(me, teams.items), start=start, length=length, sheets=rows,
+                  chosen=chosen, shifts=shifts.items,
+                  pay_codes={p.id: p for p in pay_codes.items},
+                  roles={r.id: r for r in roles.items})
+
+
+# Pay periods: biweekly from the organisation's usual anchor (a Monday). A provider with a
+# weekly template still reads correctly: the page shows two of their weeks.
+ANCHOR = date(2026, 2, 23)
+
+
+def _aligned(day: date) -> tuple[date, int]:
+    offset = (day - ANCHOR).days % 14
+    return day - timedelta(days=offset), 14
+
+
+def _uuid(text: str | None) -> uuid.UUID | None:
+    try:
+        return uuid.UUID(text) if text else None
+    except ValueError:
+        return None
+
+
+@bp.context_processor
+def _helpers() -> dict[str, Any]:
+    return {"minutes": minutes, "action_name": ACTIONS.get, "error_name": ERRORS.get,
+            "timedelta_days": lambda n: timedelta(days=n)}
+
+
+def minutes(value: int) -> str:
+    """Minutes as `7h 30m`."""
+    sign = "-" if value < 0 else ""
+    value = abs(value)
+    return f"{sign}{value // 60}h {value % 60:02d}m"
+
+
+@bp.get("/manage/timesheets")
+def index() -> Response:
+    """A team's pay period and the chosen provider's timesheet."""
+    period = build_period(request.args)
+    return render(TEMPLATE, fragment="timesheet", period=period)
+
+
+def _back() -> str:
+    default = url_for("manage_timesheets.index")
+    target = safe_next(request.form.get("back"), default)
+    return target if target.startswith(default) else default
+
+
+def _again(punch_id: uuid.UUID, messages: list[str], form: PunchReviewForm,
+           status: int) -> Response:
+    period = build_period(dict(parse_qsl(urlsplit(_back()).query)))
+    period.punch_errors[punch_id] = messages
+    period.forms[punch_id] = form
+    return render(TEMPLATE, fragment="timesheet", period=period, status=status)
+
+
+@bp.post("/manage/timesheets/punches/<uuid:punch_id>")
+def review(punch_id: uuid.UUID) -> Response:
+    """Approve, reject (with a note) or fix the time of one punch."""
+    form = PunchReviewForm()
+    decision = request.form.get("decision", "")
+    if decision not in {"approve", "reject", "fix"}:
+        return _again(punch_id, ["Choose approve, reject or save time."], form, 422)
+    if not form.validate():
+        messages = [m for f in form for m in f.errors]
+        return _again(punch_id, messages, form, 422)
+    note = (form.admin_note.data or "").strip()
+    if decision == "reject" and not note:
+        form.admin_note.errors = ["Tell the provider why the punch is rejected."]
+        return _again(punch_id, form.admin_note.errors, form, 422)
+    body: dict[str, Any] = {"admin_note": note or None}
+    if decision == "fix":
+        if form.time.data is None:
+            form.time.errors = ["Enter the corrected time."]
+            return _again(punch_id, form.time.errors, form, 422)
+        body["time"] = form.time.data.replace(tzinfo=zone())
+    else:
+        body["state"] = "approved" if decision == "approve" else "rejected"
+    try:
+        api().update_punch(punch_id, PunchUpdate(**body))
+    except ApiProblem as problem:
+        if problem.status >= 500:
+            raise
+        messages = [problem.detail] + [e.message for e in problem.field_errors]
+        return _again(punch_id, messages, form, problem.status if problem.status != 400
+                      else 422)
+    done = {"approve": "Punch approved.", "reject": "Punch rejected; the provider sees your "
+            "note.", "fix": "Punch time corrected."}[decision]
+    flash(done, "success")
+    return see_other(_back())
+
+
+@bp.post("/manage/timesheets/approve-clean")
+def approve_clean() -> Response:
+    """Approve every pending punch of the provider's period that has no warning."""
+    back = _back()
+    period = build_period(dict(parse_qsl(urlsplit(back).query)))
+    chosen = period.chosen
+    clean = chosen.clean if chosen else []
+    note = (request.form.get("admin_note") or "").strip()[:500] or None
+    client = api()
+    if not clean:
+        flash("No clean punches are waiting.", "success")
+        return see_other(back)
+    try:
+        client.concurrently(*[lambda p=p: client.update_punch(
+            p.id, PunchUpdate(state="approved", admin_note=note or p.admin_note))
+            for p in clean])
+    except ApiProblem as problem:
+        flash(problem.detail, "error")
+        return see_other(back)
+    flash(f"Approved {len(clean)} clean punch{'es' if len(clean) != 1 else ''}.", "success")
+    return see_other(back)

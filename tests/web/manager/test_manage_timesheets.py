@@ -1,0 +1,85 @@
+"""Timesheet review through the test client as the ED manager."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from app.api import models as m
+from tests.factories import uid
+
+PERIOD = "period=2026-03-02"
+
+
+def _csrf(mweb):
+    page = mweb.client.get("/manage/time-off").get_data(as_text=True)
+    marker = 'name="csrf_token" value="'
+    start = page.index(marker) + len(marker)
+    return page[start:page.index('"', start)]
+
+
+def _url(mweb):
+    return f"/manage/timesheets?team={mweb.world.ed}&{PERIOD}&provider={mweb.world.provider}"
+
+
+def _late_punch(mweb):
+    with mweb.app.extensions["shiftdesk"].db.unit_of_work() as session:
+        from sqlalchemy import select
+        return session.scalar(select(m.TimecardPunch.id).where(
+            m.TimecardPunch.provider_id == mweb.world.provider,
+            m.TimecardPunch.state == "pending"))
+
+
+def test_timesheet_shows_punches_warnings_and_totals(mweb):
+    mweb.sign_in("manager@example.com")
+    response = mweb.client.get(_url(mweb))
+    body = response.get_data(as_text=True)
+    assert response.status_code == 200, body
+    assert "Pat Provider" in body
+    assert "Clocked in late" in body
+    assert "Scheduled and worked time by pay code" in body
+    assert "Regular" in body
+
+
+def test_reject_needs_a_note_and_then_saves_it(mweb):
+    punch = _late_punch(mweb)
+    mweb.sign_in("manager@example.com")
+    token = _csrf(mweb)
+    url = f"/manage/timesheets/punches/{punch}"
+    bad = mweb.client.post(url, data={"csrf_token": token, "decision": "reject",
+                                      "admin_note": "", "back": _url(mweb)},
+                           headers={"HX-Request": "true"})
+    assert bad.status_code == 422
+    assert bad.get_data(as_text=True).strip().startswith('<section id="timesheet"')
+    assert "Tell the provider why" in bad.get_data(as_text=True)
+    good = mweb.client.post(url, data={"csrf_token": token, "decision": "reject",
+                                       "admin_note": "Not on shift", "back": _url(mweb)})
+    assert good.status_code == 303
+    with mweb.app.extensions["shiftdesk"].db.unit_of_work() as session:
+        row = session.get(m.TimecardPunch, punch)
+        assert row.state == "rejected"
+        assert row.admin_note == "Not on shift"
+
+
+def test_fix_time_and_approve_clean(mweb):
+    start = datetime(2026, 3, 4, 12, 0, tzinfo=UTC)
+    with mweb.app.extensions["shiftdesk"].db.unit_of_work(write=True) as session:
+        card = uid("timecard:provider")
+        for minutes, action in [(0, "clock_in"), (720, "clock_out")]:
+            session.add(m.TimecardPunch(timecard_id=card, provider_id=mweb.world.provider,
+                                        action=action, state="pending",
+                                        time=start + timedelta(minutes=minutes)))
+    mweb.sign_in("manager@example.com")
+    token = _csrf(mweb)
+    punch = _late_punch(mweb)
+    fixed = mweb.client.post(f"/manage/timesheets/punches/{punch}", data={
+        "csrf_token": token, "decision": "fix", "time": "2026-03-03T07:02",
+        "admin_note": "Badge reader down", "back": _url(mweb)})
+    assert fixed.status_code == 303, fixed.get_data(as_text=True)
+    page = mweb.client.get(_url(mweb)).get_data(as_text=True)
+    assert "Punch time corrected." in page
+    assert "Approve 3 clean punches" in page
+    done = mweb.client.post("/manage/timesheets/approve-clean", data={
+        "csrf_token": token, "back": _url(mweb)})
+    assert done.status_code == 303
+    page = mweb.client.get(_url(mweb)).get_data(as_text=True)
+    assert "Approved 3 clean punches." in page
