@@ -1,11 +1,196 @@
 """My shifts and open shifts (blueprint `shifts`):
 the provider's schedule, its calendar export, and claiming.
 
+`GET /shifts/mine` shows the provider's shifts as a week (`?week=YYYY-MM-DD`, any day of it) or
+as a list of the coming four weeks (`?view=list`); `GET /shifts/mine.ics` exports them as an
+RFC 5545 calendar. `GET /shifts/open` lists the open shifts the provider could take, and
+`POST /shifts/<id>/claim` claims one, every claim problem of the spec shown on the shift in
+words.
+
 Must not import `app.api`; it reaches the API only through `app.client`.
 """
 
 from __future__ import annotations
 
-from flask import Blueprint
+import uuid
+from datetime import UTC, date, datetime, timedelta
+from typing import Any
+
+from flask import Blueprint, Response, current_app, flash, g, request, url_for
+
+from app.client import ApiProblem
+from app.contract.common import parse_timestamp
+from app.contract.labels import LabelListQuery
+from app.contract.shifts import ShiftListQuery, ShiftRead
+from app.contract.teams import TeamListQuery
+from app.web.auth import api
+from app.web.htmx import is_partial, render, render_macro, see_other
+from app.web.shifts import ics
+from app.web.shifts.summary import (
+    ShiftView,
+    label_views,
+    minutes_words,
+    shift_view,
+    team_names,
+)
 
 bp = Blueprint("shifts", __name__)
+
+LIST_DAYS = 28
+OPEN_DAYS = 28
+EXPORT_PAST = timedelta(days=14)
+EXPORT_AHEAD = timedelta(days=120)
+
+
+def _zone() -> Any:
+    return current_app.extensions["shiftdesk_web"].settings.zone
+
+
+def _local_midnight(day: date) -> datetime:
+    return datetime(day.year, day.month, day.day, tzinfo=_zone()).astimezone(UTC)
+
+
+def _fetch(query: ShiftListQuery) -> tuple[Any, list[ShiftRead], dict[str, str], dict[str, Any]]:
+    """One concurrent round: the user, the shifts, team names and labels."""
+    client = api()
+    me, shifts, teams, labels = client.concurrently(
+        client.me, lambda: client.list_shifts(query),
+        lambda: client.list_teams(TeamListQuery(page_size=200)),
+        lambda: client.list_labels(LabelListQuery(page_size=200)),
+    )
+    g.shiftdesk_me = me  # the menu reads it; no second call
+    return me, list(shifts.items), team_names(teams.items), label_views(labels.items)
+
+
+def _week_start(text: str | None, today: date) -> date:
+    try:
+        day = date.fromisoformat(text) if text else today
+    except ValueError:
+        day = today
+    return day - timedelta(days=day.weekday())
+
+
+@bp.get("/shifts/mine")
+def mine() -> Response:
+    """The provider's shifts: a week, or the coming four weeks as a list."""
+    now = datetime.now(UTC)
+    today = now.astimezone(_zone()).date()
+    as_list = request.args.get("view") == "list"
+    if as_list:
+        start, end = now, now + timedelta(days=LIST_DAYS)
+        monday = _week_start(None, today)
+    else:
+        monday = _week_start(request.args.get("week"), today)
+        start, end = _local_midnight(monday), _local_midnight(monday + timedelta(days=7))
+    query = ShiftListQuery(start_date=start, end_date=end, include_display_names=True,
+                           page_size=200)
+    me, shifts, teams, labels = _fetch(query)
+    views = [shift_view(s, teams, labels) for s in shifts
+             if s.provider is not None and s.provider == me.provider_id]
+    days: list[tuple[date, list[ShiftView]]] = []
+    if not as_list:
+        for offset in range(7):
+            day = monday + timedelta(days=offset)
+            days.append((day, [v for v in views if v.start.astimezone(_zone()).date() == day]))
+    return render("shifts/mine.html", fragment="my_shifts", as_list=as_list, shifts=views,
+                  days=days, monday=monday, today=today,
+                  previous=(monday - timedelta(days=7)).isoformat(),
+                  following=(monday + timedelta(days=7)).isoformat(),
+                  total=sum(v.minutes - v.break_minutes for v in views))
+
+
+@bp.get("/shifts/mine.ics")
+def export() -> Response:
+    """The provider's shifts (two weeks back, four months ahead) as an iCalendar file."""
+    client = api()
+    now = datetime.now(UTC)
+    me = client.me()
+    query = ShiftListQuery(start_date=now - EXPORT_PAST, end_date=now + EXPORT_AHEAD,
+                           provider_id=me.provider_id, include_display_names=True,
+                           page_size=200)
+    shifts = list(client.iterate(client.list_shifts, query))
+    teams = team_names(client.list_teams(TeamListQuery(page_size=200)).items)
+    views = [shift_view(s, teams) for s in shifts if s.provider == me.provider_id]
+    host = request.host.split(":")[0] or "shiftdesk"
+    body = ics.calendar(views, now=now, domain=host, name=f"Shifts of {me.name}",
+                        zone=_zone())
+    return Response(body, mimetype="text/calendar", headers={
+        "Content-Disposition": 'attachment; filename="my-shifts.ics"',
+        "Cache-Control": "private, no-store"})
+
+
+def _open_views() -> tuple[list[ShiftView], Any]:
+    now = datetime.now(UTC)
+    query = ShiftListQuery(start_date=now, end_date=now + timedelta(days=OPEN_DAYS),
+                           open_only=True, include_display_names=True, page_size=200)
+    me, shifts, teams, labels = _fetch(query)
+    views = [shift_view(s, teams, labels) for s in shifts
+             if s.provider is None and s.start_date > now]
+    return views, me
+
+
+@bp.get("/shifts/open")
+def open() -> Response:
+    """Open shifts the provider could take, each with a Claim button."""
+    views, _me = _open_views()
+    return render("shifts/open.html", fragment="open_shifts", shifts=views, problems={},
+                  gone=None)
+
+
+def claim_problem(problem: ApiProblem) -> str:
+    """A claim refusal in words a nurse understands."""
+    ext = problem.extensions
+    zone = _zone()
+
+    def when(value: Any) -> str:
+        at = parse_timestamp(value).astimezone(zone)
+        return f"{at:%a} {at.day} {at:%b}, {at:%I:%M %p}".replace(", 0", ", ")
+
+    code = problem.code
+    if code == "shift-already-claimed":
+        return "Someone else already claimed this shift. It is no longer open."
+    if code == "shift-already-started":
+        return "This shift has already started, so it can't be claimed any more."
+    if code == "shift-claim-window-closed":
+        notice = minutes_words(int(ext.get("minimumNoticeMinutes") or 0))
+        starts = f" It starts {when(ext['startsAt'])}." if ext.get("startsAt") else ""
+        return (f"This shift starts too soon to claim here: shifts must be claimed at least "
+                f"{notice} before they start.{starts} Call your manager if you can cover it.")
+    if code == "shift-missing-skills":
+        missing = [f"{s.get('name')}: {s['value']}" if s.get("value") else str(s.get("name"))
+                   for s in ext.get("missingSkills") or []]
+        return ("You don't have the skills this shift needs: " + ", ".join(missing) + ".")
+    if code == "shift-schedule-conflict":
+        spans = []
+        for c in ext.get("conflicts") or []:
+            end = parse_timestamp(c["endDate"]).astimezone(zone)
+            spans.append(f"{when(c['startDate'])} to {end:%I:%M %p}".replace("to 0", "to "))
+        return ("This shift overlaps shifts you already have: " + "; ".join(spans) + ".")
+    return problem.detail
+
+
+@bp.post("/shifts/<uuid:shift_id>/claim")
+def claim(shift_id: uuid.UUID) -> Response:
+    """Claim an open shift; a refusal shows on the shift."""
+    try:
+        claimed = api().claim_shift(shift_id)
+    except ApiProblem as problem:
+        if problem.status not in (403, 404, 409):
+            raise
+        message = claim_problem(problem)
+        views, _me = _open_views()
+        found = next((v for v in views if v.id == str(shift_id)), None)
+        if is_partial():
+            # The shift as it is now (or gone) with the refusal on it: an in-place update.
+            if found is not None:
+                return render_macro("shifts/_open.html", "open_shift", found, problem=message)
+            return render_macro("shifts/_open.html", "gone_shift", str(shift_id), message)
+        return render("shifts/open.html", shifts=views, problems={str(shift_id): message},
+                      gone=None if found else {"id": str(shift_id), "problem": message},
+                      status=409)
+    at = claimed.start_date.astimezone(_zone())
+    flash(f"Shift claimed: {at:%a} {at.day} {at:%b}, {at:%I:%M %p}. It is now in My shifts."
+          .replace(", 0", ", "), "success")
+    if is_partial():
+        return render_macro("shifts/_open.html", "claimed_shift", shift_view(claimed, {}))
+    return see_other(url_for("shifts.open"))

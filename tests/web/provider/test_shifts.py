@@ -1,0 +1,147 @@
+"""My shifts, the calendar export and open shifts with claims, through the test client."""
+
+from __future__ import annotations
+
+import html
+import re
+from datetime import timedelta
+
+from app.api import models as m
+from tests.factories import uid
+from tests.web.provider.conftest import arrange, fresh_provider, hours, now, shift_for
+
+
+def _claim(pweb, shift_id, *, partial: bool = False):
+    headers = {"HX-Request": "true"} if partial else {}
+    return pweb.client.post(f"/shifts/{shift_id}/claim", data={"csrf_token": pweb.csrf()},
+                            headers=headers)
+
+
+def test_my_shifts_week_shows_shift_with_breaks_labels_and_note(pweb):
+    email = fresh_provider(pweb)
+    sid = shift_for(pweb, email, start=now() + hours(2), hours=12, break_at=6,
+                    note="Pod B", )
+
+    def label(session):
+        shift = session.get(m.Shift, sid)
+        shift.segments[0].labels = [session.get(m.Label, uid("label:charge"))]
+
+    arrange(pweb, label)
+    pweb.sign_in(email)
+    local = (now() + hours(2)).astimezone(pweb.app.config["SHIFTDESK"].zone).date()
+    page = pweb.client.get(f"/shifts/mine?week={local.isoformat()}")
+    html = page.get_data(as_text=True)
+    assert page.status_code == 200
+    assert "<h1>My shifts</h1>" in html
+    assert "Registered Nurse" in html
+    assert "Charge nurse" in html
+    assert "Note: Pod B" in html
+    assert "Breaks:" in html
+    assert "1 shift, 11 h 30 min of work." in html
+
+
+def test_my_shifts_list_shows_segments(pweb):
+    email = fresh_provider(pweb)
+    shift_for(pweb, email, start=now() + hours(24), hours=12, break_at=6)
+    pweb.sign_in(email)
+    html = pweb.client.get("/shifts/mine?view=list").get_data(as_text=True)
+    assert "Next four weeks" in html
+    assert "Unpaid break" in html
+    assert "11 h 30 min of work, 30 min of breaks" in html
+
+
+def test_my_shifts_bad_week_falls_back_to_this_week(pweb):
+    pweb.sign_in(fresh_provider(pweb))
+    page = pweb.client.get("/shifts/mine?week=not-a-date", headers={"HX-Request": "true"})
+    assert page.status_code == 200
+    assert page.get_data(as_text=True).lstrip().startswith('<div id="my-shifts"')
+
+
+def test_calendar_export_is_rfc5545(pweb):
+    email = fresh_provider(pweb)
+    sid = shift_for(pweb, email, start=now() + hours(30), note="Bring badge; parking, level 2")
+    pweb.sign_in(email)
+    answer = pweb.client.get("/shifts/mine.ics")
+    assert answer.status_code == 200
+    assert answer.mimetype == "text/calendar"
+    assert "attachment" in answer.headers["Content-Disposition"]
+    text = answer.get_data(as_text=True)
+    assert text.startswith("BEGIN:VCALENDAR\r\nVERSION:2.0\r\n")
+    assert text.endswith("END:VCALENDAR\r\n")
+    assert f"UID:shift-{sid}@" in text
+    assert re.search(r"DTSTART:\d{8}T\d{6}Z\r\n", text)
+    unfolded = text.replace("\r\n ", "")
+    assert "Note: Bring badge\\; parking\\, level 2" in unfolded
+    assert all(len(line.encode()) <= 75 for line in text.split("\r\n"))
+
+
+def test_open_shifts_lists_team_open_shifts_with_claim(pweb):
+    email = fresh_provider(pweb)
+    sid = shift_for(pweb, None, start=now() + hours(26))
+    pweb.sign_in(email)
+    page = pweb.client.get("/shifts/open").get_data(as_text=True)
+    assert f'id="open-shift-{sid}"' in page
+    assert f'action="/shifts/{sid}/claim"' in page
+
+
+def test_claim_then_second_claim_is_already_claimed(pweb):
+    first, second = fresh_provider(pweb), fresh_provider(pweb)
+    sid = shift_for(pweb, None, start=now() + hours(50))
+    pweb.sign_in(first)
+    fragment = _claim(pweb, sid, partial=True)
+    assert fragment.status_code == 200
+    assert "Claimed. It is yours now" in fragment.get_data(as_text=True)
+    pweb.sign_in(second)
+    refused = _claim(pweb, sid)
+    assert refused.status_code == 409
+    assert "Someone else already claimed this shift." in refused.get_data(as_text=True)
+    fragment = _claim(pweb, sid, partial=True)
+    assert fragment.get_data(as_text=True).lstrip().startswith(f'<li id="open-shift-{sid}"')
+    assert 'role="alert"' in fragment.get_data(as_text=True)
+
+
+def test_claim_inside_notice_window_says_how_long(pweb):
+    email = fresh_provider(pweb)
+    sid = shift_for(pweb, None, start=now() + hours(1))
+    pweb.sign_in(email)
+    answer = _claim(pweb, sid)
+    html = answer.get_data(as_text=True)
+    assert answer.status_code == 409
+    assert "at least 2 h before they start" in html
+    assert f'id="claim-problem-{sid}"' in html
+
+
+def test_claim_with_missing_skills_lists_them(pweb):
+    email = fresh_provider(pweb)
+    sid = shift_for(pweb, None, start=now() + hours(40))
+
+    def require(session):
+        shift = session.get(m.Shift, sid)
+        for segment in shift.segments:
+            segment.skill_requirement = {"type": "equal", "skill": "language", "value": "Tagalog"}
+
+    arrange(pweb, require)
+    pweb.sign_in(email)
+    fragment = _claim(pweb, sid, partial=True)
+    body = fragment.get_data(as_text=True)
+    assert "You don't have the skills this shift needs: language: Tagalog." in html.unescape(body)
+    assert body.lstrip().startswith(f'<li id="open-shift-{sid}"')
+
+
+def test_claim_overlapping_lists_the_overlaps(pweb):
+    email = fresh_provider(pweb)
+    start = now() + hours(60)
+    shift_for(pweb, email, start=start - hours(2))
+    sid = shift_for(pweb, None, start=start)
+    pweb.sign_in(email)
+    body = _claim(pweb, sid).get_data(as_text=True)
+    assert "This shift overlaps shifts you already have:" in body
+
+
+def test_claim_started_shift_is_refused_in_words(pweb):
+    email = fresh_provider(pweb)
+    sid = shift_for(pweb, None, start=now() - timedelta(minutes=5))
+    pweb.sign_in(email)
+    answer = _claim(pweb, sid)
+    assert answer.status_code == 409
+    assert "This shift has already started" in answer.get_data(as_text=True)
