@@ -112,10 +112,9 @@ def _team_and_week(me: UserMe, args: Any) -> tuple[uuid.UUID | None, date]:
     return team, week_start(parse_day(args.get("week")) or today())
 
 
-def week_reads(client: ApiClient, team: uuid.UUID | None, start: date,
+def week_reads(client: ApiClient, team: uuid.UUID | None, begin: datetime, end: datetime,
                ) -> list[Callable[[], Any]]:
     """The schedule's reads: teams, people, shifts, approved time off and roles of the week."""
-    begin, end = local_instant(start), local_instant(start + timedelta(days=7))
     return [
         lambda: client.list_teams(TeamListQuery(page_size=200)),
         lambda: client.list_providers(ProviderListQuery(team_id=team, page_size=200)),
@@ -134,7 +133,8 @@ def build_week(args: Any, *, extra: list[Callable[[], Any]] | None = None,
     me = current_user()
     client = api()
     team_id, start = _team_and_week(me, args)
-    answers = client.concurrently(*week_reads(client, team_id, start), *(extra or []))
+    begin, end = local_instant(start), local_instant(start + timedelta(days=7))
+    answers = client.concurrently(*week_reads(client, team_id, begin, end), *(extra or []))
     teams, providers, shifts, time_off, roles = answers[:5]
     more = answers[5:]
     mine = my_teams(me, teams.items)

@@ -75,3 +75,43 @@ def expected_statuses(tab: Any, *statuses: int) -> None:
     """Forget the htmx answers with these statuses: the journey provoked them on purpose."""
     tab.problems[:] = [p for p in tab.problems
                        if not any(p.startswith(f"{s} for ") for s in statuses)]
+
+
+def client_as(site: Any, email: str) -> Any:
+    """The API as `email` sees it (what the provider's own pages show)."""
+    from app.api.tokens import mint_access_token
+    from app.client import ApiClient, build_http
+
+    settings = site.api.config["SHIFTDESK"]
+    token = mint_access_token(site.api.extensions["shiftdesk"].signing_key,
+                              subject=str(uid(f"user:{email}")), issuer=settings.issuer,
+                              audience=settings.audience, ttl=600)
+    return ApiClient(build_http(wsgi_app=site.api), token)
+
+
+def add_punches(session: Any, *, start: datetime, late_minutes: int = 25) -> list[uuid.UUID]:
+    """A day of Pat's punches on a shift at `start`: a late clock-in, then a clean clock-out."""
+    card = m.Timecard(provider_id=uid("user:provider@example.com"),
+                      period_start=start - timedelta(days=1),
+                      period_end=start + timedelta(days=2))
+    session.add(card)
+    session.flush()
+    ids = []
+    for minutes, action in [(late_minutes, "clock_in"), (720, "clock_out")]:
+        punch = m.TimecardPunch(timecard_id=card.id, provider_id=card.provider_id,
+                                action=action, state="pending",
+                                time=start + timedelta(minutes=minutes))
+        session.add(punch)
+        session.flush()
+        ids.append(punch.id)
+    return ids
+
+
+def forget_settle_style_reports(tab: Any) -> None:
+    """Forget Chromium's CSP reports of htmx's settle step restoring an empty `style` attribute.
+
+    htmx copies `style` among `attributesToSettle` when a swapped element keeps its id; under
+    `style-src 'self'` Chromium blocks and reports it. Nothing of ours sets an inline style;
+    reported to the lead (htmx config `attributesToSettle`).
+    """
+    tab.problems[:] = [p for p in tab.problems if "Applying inline style" not in p]

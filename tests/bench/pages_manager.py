@@ -1,0 +1,53 @@
+"""Page benchmarks of the manager pages (issue 6), for `python -m tests.bench.pages`.
+
+The time-off queue reads the user, then one concurrent round (the page of pending requests, the
+pending count, teams, providers, policies), then the shifts the page's pending requests may
+overlap (one read, for the conflict hints). The team schedule reads the user, then one
+concurrent round of five (teams, providers, the week's shifts, approved time off, roles).
+`api_calls` makes exactly those calls, concurrently where the views do.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, time, timedelta
+from typing import Any
+
+from app.config import Settings
+from app.contract.time_off import TimeOffRequestListQuery
+from app.web.manage_schedule.views import week_reads
+from app.web.manage_time_off.views import PAGE_SIZE, first_round, shifts_query
+from tests.bench.pages import PageCase
+
+MANAGER = "manager@example.com"
+
+
+def _queue_calls(client: Any) -> object:
+    client.me()
+    page, *_ = first_round(client, TimeOffRequestListQuery(status=["pending"],
+                                                           page_size=PAGE_SIZE))
+    query = shifts_query(page.items)
+    return client.list_shifts(query) if query else None
+
+
+def _week() -> tuple[datetime, datetime]:
+    zone = Settings().zone
+    today = datetime.now(UTC).astimezone(zone).date()
+    monday = today - timedelta(days=today.weekday())
+    begin = datetime.combine(monday, time(0), tzinfo=zone).astimezone(UTC)
+    end = datetime.combine(monday + timedelta(days=7), time(0), tzinfo=zone).astimezone(UTC)
+    return begin, end
+
+
+def _schedule_calls(client: Any) -> object:
+    me = client.me()
+    team = me.team_ids[0] if me.team_ids else None
+    begin, end = _week()
+    return client.concurrently(*week_reads(client, team, begin, end))
+
+
+CASES = [
+    PageCase(name="time-off queue", email=MANAGER, path="/manage/time-off",
+             api_calls=_queue_calls, compressed_bytes=True),
+    PageCase(name="team schedule", email=MANAGER, path="/manage/schedule",
+             api_calls=_schedule_calls, compressed_bytes=True),
+]

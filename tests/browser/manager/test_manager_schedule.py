@@ -1,0 +1,115 @@
+"""Two managers edit the same shift on the team schedule; the second sees the version conflict."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from tests.browser.conftest import Browse, _tab
+from tests.browser.manager.conftest import (
+    add_shift,
+    expected_statuses,
+    forget_settle_style_reports,
+    shift_row,
+)
+
+pytestmark = pytest.mark.xdist_group("browser-manager")
+expect = pytest.importorskip("playwright.sync_api").expect
+
+MONDAY = "2027-02-01"
+
+
+def _start(day: int) -> datetime:
+    return datetime(2027, 2, day, 12, 0, tzinfo=UTC)  # 7:00 AM in New York
+
+
+def editor(tab):
+    return tab.page.get_by_role("region", name="Shift editor")
+
+
+def _open_editor(tab, shift_id) -> None:
+    tab.goto(f"/manage/schedule?week={MONDAY}")
+    tab.click(tab.page.locator(f"#shift-{shift_id}"))
+    expect(tab.page.get_by_role("button", name="Save shift")).to_be_visible()
+
+
+@pytest.mark.parametrize("resolution", ["reload", "apply"])
+def test_second_editor_sees_the_version_conflict(site, browser, tab, arrange, artifacts,
+                                                 resolution):
+    if site.mode == "split" and resolution == "reload":
+        pytest.skip("one resolution is enough to prove the split mode")
+    shift_id = arrange(lambda s: add_shift(s, start=_start(2 if resolution == "reload" else 3),
+                                           provider="ed.nurse1@example.com"))
+    other_gen = _tab(site, browser, viewport={"width": 1280, "height": 900})
+    other: Browse = next(other_gen)
+    try:
+        for t in (tab, other):
+            t.sign_in("manager@example.com", start=f"/manage/schedule?week={MONDAY}")
+            _open_editor(t, shift_id)
+        editor(other).get_by_label("Note for the provider").fill("Charge on pod C")
+        other.click(other.page.get_by_role("button", name="Save shift"))
+        expect(other.page.locator("#messages")).to_contain_text("Saved")
+        editor(tab).get_by_label("Ends").fill("17:00")
+        tab.click(tab.page.get_by_role("button", name="Save shift"))
+        conflict = tab.page.get_by_role("alert").filter(has_text="Someone else changed")
+        expect(conflict).to_be_visible()
+        expect(conflict).to_contain_text("Charge on pod C")
+        expect(conflict).to_contain_text("5:00 PM")
+        expected_statuses(tab, 409)
+        tab.page.screenshot(path=artifacts / f"manager-conflict-{resolution}-{site.mode}.png",
+                            full_page=True)
+        if resolution == "reload":
+            tab.click(tab.page.get_by_role("button", name="Reload"))
+            expect(editor(tab).get_by_label("Note for the provider")).to_have_value(
+                "Charge on pod C")
+            expect(editor(tab).get_by_label("Ends")).to_have_value("19:00")
+            row = shift_row(site, shift_id)
+            assert row.note == "Charge on pod C"
+        else:
+            tab.click(tab.page.get_by_role("button",
+                                           name="Apply my change to the latest version"))
+            expect(tab.page.locator("#messages")).to_contain_text("Saved")
+            chip = tab.page.locator(f"#shift-{shift_id}")
+            expect(chip).to_contain_text("5:00 PM")
+            forget_settle_style_reports(tab)
+            row = shift_row(site, shift_id)
+            assert row.note == "Charge on pod C"
+    finally:
+        for _ in other_gen:
+            pass
+
+
+def test_conflict_resolves_without_javascript(site, browser, no_js_tab, arrange):
+    if site.mode == "split":
+        pytest.skip("no-JS journeys run in embedded mode")
+    shift_id = arrange(lambda s: add_shift(s, start=_start(4), provider="ed.nurse2@example.com"))
+    tab = no_js_tab
+    tab.sign_in("manager@example.com", start=f"/manage/schedule?week={MONDAY}")
+    _open_editor(tab, shift_id)
+    arrange(lambda s: setattr(s.get(__import__("app.api.models", fromlist=["Shift"]).Shift,
+                                    shift_id), "note", "Changed elsewhere"))
+    editor(tab).get_by_label("Starts").fill("08:00")
+    tab.click(tab.page.get_by_role("button", name="Save shift"))
+    expect(tab.page.get_by_text("Someone else changed this shift")).to_be_visible()
+    tab.click(tab.page.get_by_role("button", name="Apply my change to the latest version"))
+    expect(tab.page.locator("#messages")).to_contain_text("Saved")
+    row = shift_row(site, shift_id)
+    assert row.note == "Changed elsewhere"
+    assert row.start_date.replace(tzinfo=UTC).hour == 13
+
+
+def test_post_an_open_shift(site, tab):
+    if site.mode == "split":
+        pytest.skip("covered in embedded mode")
+    tab.sign_in("manager@example.com", start=f"/manage/schedule?week={MONDAY}")
+    tab.goto(f"/manage/schedule?week={MONDAY}")
+    form = tab.page.locator("#open-shift")
+    form.get_by_label("Date").fill("2027-02-05")
+    form.get_by_label("Starts").fill("09:00")
+    form.get_by_label("Ends").fill("17:00")
+    form.get_by_label("Note").fill("Flu season cover")
+    tab.click(form.get_by_role("button", name="Post open shift"))
+    expect(tab.page.locator("#messages")).to_contain_text("Open shift posted")
+    row = tab.page.get_by_role("row", name="Open shifts")
+    expect(row).to_contain_text("9:00 AM")
