@@ -1,10 +1,150 @@
 """Time off (blueprint `time_off`): the provider's requests, the request form and cancelling.
 
+`GET /time-off` lists the provider's requests with their states and the request form;
+`POST /time-off` sends one (problems inline, each on its field; `provider-not-in-policy` on the
+policy). `GET /time-off/<id>` shows a request: days, hours paid and the provider's shifts it
+touches. `GET|POST /time-off/<id>/cancel` cancels a pending (or approved) request.
+
 Must not import `app.api`; it reaches the API only through `app.client`.
 """
 
 from __future__ import annotations
 
-from flask import Blueprint
+import uuid
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from flask import Blueprint, Response, current_app, flash, g, url_for
+from wtforms.fields.choices import SelectChoice
+
+from app.client import ApiProblem
+from app.contract.shifts import ShiftListQuery
+from app.contract.teams import TeamListQuery
+from app.contract.time_off import (
+    TimeOffPolicyListQuery,
+    TimeOffPolicyRead,
+    TimeOffRequestListQuery,
+    TimeOffRequestRead,
+)
+from app.web.auth import api
+from app.web.forms import apply_problem
+from app.web.htmx import render, see_other
+from app.web.shifts.summary import shift_view, team_names
+from app.web.time_off.forms import TimeOffRequestForm
 
 bp = Blueprint("time_off", __name__)
+
+STATUS_WORDS = {
+    "pending": "Waiting for your manager", "approved": "Approved", "rejected": "Rejected",
+    "cancelled": "Cancelled", "pending_sync": "Being recorded", "sync_failed": "Not recorded",
+}
+CANCELLABLE = ("pending", "approved")
+
+
+def _zone() -> Any:
+    return current_app.extensions["shiftdesk_web"].settings.zone
+
+
+def _load() -> tuple[list[TimeOffRequestRead], list[TimeOffPolicyRead]]:
+    """One concurrent round: the user (for the menu), their requests and the policies."""
+    client = api()
+    me, requests, policies = client.concurrently(
+        client.me,
+        lambda: client.list_time_off_requests(TimeOffRequestListQuery(page_size=100)),
+        lambda: client.list_time_off_policies(TimeOffPolicyListQuery(page_size=200)),
+    )
+    g.shiftdesk_me = me
+    mine = [r for r in requests.items if r.provider_id == me.provider_id]
+    mine.sort(key=lambda r: r.start_date, reverse=True)
+    return mine, list(policies.items)
+
+
+def _form(policies: list[TimeOffPolicyRead], formdata: Any = None) -> TimeOffRequestForm:
+    form = TimeOffRequestForm() if formdata is None else TimeOffRequestForm(formdata=formdata)
+    form.policy_id.choices = [SelectChoice("", "Choose…"),
+                              *(SelectChoice(str(p.id), p.name) for p in policies)]
+    return form
+
+
+def _page(form: TimeOffRequestForm, requests: list[TimeOffRequestRead],
+          policies: list[TimeOffPolicyRead], status: int = 200) -> Response:
+    names = {str(p.id): p.name for p in policies}
+    return render("time_off/index.html", fragment="time_off_form", status=status, form=form,
+                  requests=requests, policies=names, words=STATUS_WORDS,
+                  cancellable=CANCELLABLE)
+
+
+@bp.get("/time-off")
+def index() -> Response:
+    """The provider's requests and the form to ask for time off."""
+    requests, policies = _load()
+    return _page(_form(policies), requests, policies)
+
+
+@bp.post("/time-off")
+def create() -> Response:
+    """Send a request; problems come back on their fields."""
+    requests, policies = _load()
+    form = _form(policies)
+    if not form.validate():
+        return _page(form, requests, policies, status=422)
+    try:
+        made = api().create_time_off_request(form.to_contract(zone=_zone()))
+    except ApiProblem as problem:
+        if problem.status not in (400, 403, 409, 422):
+            raise
+        if problem.code == "provider-not-in-policy":
+            form.policy_id.errors = [*form.policy_id.errors, problem.detail]
+        else:
+            apply_problem(form, problem)
+        return _page(form, requests, policies, status=422)
+    flash(f"Request sent: {made.paid_hours:g} hours to be paid. It waits for your manager.",
+          "success")
+    return see_other(url_for("time_off.show", request_id=made.id))
+
+
+def _request(request_id: uuid.UUID) -> tuple[TimeOffRequestRead, list[Any], str]:
+    client = api()
+    request = client.get_time_off_request(request_id)
+    start, end = request.start_date, request.end_date
+    if request.is_full_day is not False:  # whole local days are blocked
+        start = datetime.combine(start.astimezone(_zone()).date(), datetime.min.time(),
+                                 tzinfo=_zone()).astimezone(UTC)
+        last = (end - timedelta(microseconds=1)).astimezone(_zone()).date()
+        end = datetime.combine(last + timedelta(days=1), datetime.min.time(),
+                               tzinfo=_zone()).astimezone(UTC)
+    query = ShiftListQuery(start_date=start, end_date=end, provider_id=request.provider_id,
+                           include_display_names=True, page_size=200)
+    shifts, teams, policies = client.concurrently(
+        lambda: client.list_shifts(query),
+        lambda: client.list_teams(TeamListQuery(page_size=200)),
+        lambda: client.list_time_off_policies(TimeOffPolicyListQuery(page_size=200)),
+    )
+    names = team_names(teams.items)
+    touched = [shift_view(s, names) for s in shifts.items if s.provider == request.provider_id]
+    policy = next((p.name for p in policies.items if p.id == request.policy_id), "Time off")
+    return request, touched, policy
+
+
+@bp.get("/time-off/<uuid:request_id>")
+def show(request_id: uuid.UUID) -> Response:
+    """One request: its days, hours paid, state and the shifts it touches."""
+    request, touched, policy = _request(request_id)
+    return render("time_off/show.html", request=request, touched=touched, policy=policy,
+                  words=STATUS_WORDS, cancellable=CANCELLABLE)
+
+
+@bp.get("/time-off/<uuid:request_id>/cancel")
+def confirm_cancel(request_id: uuid.UUID) -> Response:
+    """Ask before cancelling a request."""
+    request, touched, policy = _request(request_id)
+    return render("time_off/confirm_cancel.html", request=request, touched=touched,
+                  policy=policy, words=STATUS_WORDS)
+
+
+@bp.post("/time-off/<uuid:request_id>/cancel")
+def cancel(request_id: uuid.UUID) -> Response:
+    """Cancel the request."""
+    api().cancel_time_off_request(request_id)
+    flash("Your time-off request was cancelled.", "success")
+    return see_other(url_for("time_off.index"))
