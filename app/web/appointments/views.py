@@ -272,16 +272,20 @@ def _reschedule_page(appointment_id: uuid.UUID, *, form: RescheduleForm | None =
                      status: int = 200) -> Response:
     client = api()
     args = request.args
-    pick = args.get("range", "week")
-    pick = pick if pick in ("today", "week", "next-week") else "week"
+    pick = args.get("range", "around")
+    pick = pick if pick in ("around", "today", "week", "next-week") else "around"
     any_provider = args.get("anyone") == "1"
-    window = windows.quick(pick, now(), zone())
     me, types, providers, appointment = client.concurrently(
         *catalog_calls(client), lambda: client.get_appointment(appointment_id))
     remember_me(me)
+    if pick == "around":  # the seven days from the appointment's current day
+        first = parse_timestamp(appointment.start_date).astimezone(zone()).date()
+        window = windows.days(first, first + timedelta(days=6), zone(), now())
+    else:
+        window = windows.quick(pick, now(), zone())
     kind = _type_of(types, appointment)
     found: Any = None
-    if kind is not None and appointment.status == "upcoming":
+    if kind is not None and appointment.status == "upcoming" and window.start < window.end:
         body = SlotSearch(
             appointment_type_id=str(kind.id), start_date=window.start, end_date=window.end,
             limit=20,
@@ -293,10 +297,8 @@ def _reschedule_page(appointment_id: uuid.UUID, *, form: RescheduleForm | None =
     if form is None:
         form = RescheduleForm(formdata=None)
         start = parse_timestamp(appointment.start_date).astimezone(zone())
-        end = parse_timestamp(appointment.end_date).astimezone(zone())
         form.provider_id.data = str(appointment.provider_id)
-        form.day.data, form.start_time.data, form.end_time.data = (
-            start.date(), start.time(), end.time())
+        form.day.data, form.start_time.data = start.date(), start.time()
     form.provider_id.choices = sorted(names.items(), key=lambda i: i[1])
     form.version.data = appointment.version
     form.seen.data = seen_token(appointment)
