@@ -194,3 +194,23 @@ def test_a_skill_requirement_narrows_the_results(site, tab, arrange):
     expect(results).to_contain_text("No free slots in this window.")
     expect(results).to_contain_text("has a shift in this window")
     tab.audit()
+
+
+def test_search_and_book_on_a_phone(site, phone, arrange, artifacts):
+    if site.mode == "split":
+        pytest.skip("phone layouts do not depend on the mode")
+    setup = arrange("phone", date(2027, 2, 16))
+    day = setup.day.isoformat()
+    phone.sign_in(EMAIL, start=f"/slots?type={setup.type_id}&range=dates&start={day}&end={day}")
+    page = phone.page
+    book = page.get_by_role("link", name=re.compile(r"^Book 9:00 AM with Sched Phone"))
+    expect(book).to_be_visible()
+    page.screenshot(path=artifacts / "scheduler-search-phone.png", full_page=True)
+    box = book.bounding_box()
+    assert box is not None
+    assert box["height"] >= 24  # a target a thumb can hit (WCAG 2.2 target size)
+    phone.click(book)
+    page.get_by_label("Member id").fill("M-phone")
+    page.get_by_label("Location").fill("Room 7")
+    phone.click(page.get_by_role("button", name="Confirm booking"))
+    expect(page.get_by_role("status")).to_contain_text("Booked: Visit phone")

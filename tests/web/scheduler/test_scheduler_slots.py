@@ -130,3 +130,21 @@ def test_booking_a_taken_slot_refreshes_the_results(sched: Web) -> None:
     body = again.get_data(as_text=True)
     assert "Someone else just took that slot" in body
     assert "ranked best first" in body  # fresh results
+
+
+def test_empty_result_says_everyone_is_booked(sched: Web) -> None:
+    from datetime import UTC, datetime
+
+    from app.api import models as m
+
+    with sched.app.extensions["shiftdesk"].db.unit_of_work(write=True) as session:
+        for start, end in [((12, 0), (18, 0)), ((18, 30), (23, 59))]:  # 7 AM-7 PM New York
+            session.add(m.Appointment(
+                type="New patient visit", appointment_type_id=NEW_PATIENT, status="upcoming",
+                provider_id=uid("user:doctor@example.com"), member_id="busy",
+                start_date=datetime(2026, 3, 5, *start, tzinfo=UTC),
+                end_date=datetime(2026, 3, 5, *end, tzinfo=UTC), location="Room 1"))
+    page = search(sched, type=str(NEW_PATIENT), start="2026-03-05", end="2026-03-05")
+    assert "No free slots in this window." in page
+    assert "Everyone who can take a New patient visit is fully booked in this window" in page
+    assert "Search next week" in page
