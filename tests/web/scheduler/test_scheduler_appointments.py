@@ -28,11 +28,28 @@ def test_list_filters_are_kept_in_the_url(sched: Web) -> None:
     assert 'value="member-003"' in body
 
 
-def test_list_pages_with_a_cursor(sched: Web) -> None:
+def test_list_next_page_continues_the_list(sched: Web) -> None:
+    from datetime import UTC, datetime, timedelta
+
+    from app.api import models as m
+
+    with sched.app.extensions["shiftdesk"].db.unit_of_work(write=True) as session:
+        for index in range(3):
+            begin = datetime(2026, 3, 20, 14, tzinfo=UTC) + timedelta(hours=index)
+            session.add(m.Appointment(
+                type="Follow-up", status="upcoming", provider_id=uid("user:doctor@example.com"),
+                member_id=f"late-{index}", start_date=begin,
+                end_date=begin + timedelta(minutes=15), location="Room 1"))
     body = sched.client.get("/appointments", query_string={
         "start": "2026-03-01", "end": "2026-03-31"}).get_data(as_text=True)
-    assert body.count('<tr id="appointment-') == 25  # a full page: 24 upcoming + 1 cancelled
-    assert "Next page" not in body or "cursor=" in body
+    assert body.count('<tr id="appointment-') == 25
+    found = re.search(r'href="([^"]*cursor=[^"]*)">Next page', body)
+    assert found is not None
+    second = sched.client.get(found.group(1).replace("&amp;", "&")).get_data(as_text=True)
+    assert second.count('<tr id="appointment-') == 3
+    assert "late-2" in second
+    assert "First page" in second
+    assert 'value="2026-03-31"' in second  # the filters stay on every page
 
 
 def test_list_fragment_for_htmx(sched: Web) -> None:
@@ -142,3 +159,12 @@ def test_version_conflict_shows_changes_and_applies_to_latest(sched: Web) -> Non
     shown = sched.client.get(applied.headers["Location"]).get_data(as_text=True)
     assert "Cancelled" in shown
     assert "Clash" in shown
+
+
+def test_changes_need_the_csrf_token(sched: Web) -> None:
+    response = sched.client.post(f"/appointments/{APPOINTMENT}/cancel", data={
+        "version": "0", "cancellation_reason": "forged"})
+    assert response.status_code == 400
+    assert "This form has expired" in response.get_data(as_text=True)
+    page = sched.client.get(f"/appointments/{APPOINTMENT}").get_data(as_text=True)
+    assert "forged" not in page
