@@ -106,12 +106,3 @@ def add_punches(session: Any, *, start: datetime, late_minutes: int = 25) -> lis
         ids.append(punch.id)
     return ids
 
-
-def forget_settle_style_reports(tab: Any) -> None:
-    """Forget Chromium's CSP reports of htmx's settle step restoring an empty `style` attribute.
-
-    htmx copies `style` among `attributesToSettle` when a swapped element keeps its id; under
-    `style-src 'self'` Chromium blocks and reports it. Nothing of ours sets an inline style;
-    reported to the lead (htmx config `attributesToSettle`).
-    """
-    tab.problems[:] = [p for p in tab.problems if "Applying inline style" not in p]

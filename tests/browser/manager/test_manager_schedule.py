@@ -10,7 +10,6 @@ from tests.browser.conftest import Browse, _tab
 from tests.browser.manager.conftest import (
     add_shift,
     expected_statuses,
-    forget_settle_style_reports,
     shift_row,
 )
 
@@ -58,7 +57,7 @@ def test_second_editor_sees_the_version_conflict(site, browser, tab, arrange, ar
         expect(conflict).to_contain_text("5:00 PM")
         expected_statuses(tab, 409)
         tab.page.screenshot(path=artifacts / f"manager-conflict-{resolution}-{site.mode}.png",
-                            full_page=True)
+                            full_page=True, caret="initial")
         if resolution == "reload":
             tab.click(tab.page.get_by_role("button", name="Reload"))
             expect(editor(tab).get_by_label("Note for the provider")).to_have_value(
@@ -72,7 +71,6 @@ def test_second_editor_sees_the_version_conflict(site, browser, tab, arrange, ar
             expect(tab.page.locator("#messages")).to_contain_text("Saved")
             chip = tab.page.locator(f"#shift-{shift_id}")
             expect(chip).to_contain_text("5:00 PM")
-            forget_settle_style_reports(tab)
             row = shift_row(site, shift_id)
             assert row.note == "Charge on pod C"
     finally:

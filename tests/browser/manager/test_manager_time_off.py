@@ -9,6 +9,8 @@ import pytest
 from tests.browser.manager.conftest import (
     add_request,
     add_shift,
+    client_as,
+    expected_statuses,
     open_copies,
     shift_row,
 )
@@ -52,7 +54,7 @@ def test_approve_with_a_conflict_strategy(site, tab, arrange, artifacts, strateg
               "Mark as callouts and post open copies", "keep": "Keep the shifts"}
     row.get_by_label(labels[strategy], exact=True).check()
     page.screenshot(path=artifacts / f"manager-time-off-{strategy}-{site.mode}.png",
-                    full_page=True)
+                    full_page=True, caret="initial")
     tab.click(row.get_by_role("button", name="Approve"))
     expect(row.get_by_text("Approved", exact=True)).to_be_visible()
     expect(badge).to_have_text(f"{before - 1} pending")
@@ -67,3 +69,73 @@ def test_approve_with_a_conflict_strategy(site, tab, arrange, artifacts, strateg
     else:
         assert after is not None
         assert not after.is_callout
+    monday = (start - timedelta(days=start.weekday())).date().isoformat()
+    tab.goto(f"/manage/schedule?week={monday}")
+    chip = page.locator(f"#shift-{shift_id}")
+    if strategy == "delete":
+        expect(chip).to_have_count(0)
+    elif strategy == "calloutWithOpen":
+        expect(chip).to_contain_text("Callout")
+        expect(page.get_by_role("row", name="Open shifts")).to_contain_text("12:00 PM")
+    else:
+        expect(chip).to_be_visible()
+    expect(page.get_by_role("row", name="Pat Provider")).to_contain_text("Time off")
+
+
+def test_reject_with_a_reason_reaches_the_provider(site, tab, arrange):
+    if site.mode == "split":
+        pytest.skip("the decision forms are proven in split mode by the approve journey")
+    request_id = arrange(lambda s: add_request(s, start=day("reject"), note="Concert"))
+    tab.sign_in("manager@example.com", start="/manage/time-off")
+    _queue_for(tab, "reject")
+    row = tab.page.locator(f"#request-{request_id}")
+    tab.click(row.get_by_role("link", name="Review and decide"))
+    tab.click(row.get_by_role("button", name="Reject"))
+    expect(row.get_by_text("Tell the provider why.").first).to_be_visible()
+    expected_statuses(tab, 422)
+    row.get_by_label("Reason for the provider").fill("Two nurses already off that day")
+    tab.click(row.get_by_role("button", name="Reject"))
+    expect(row.get_by_text("Rejected", exact=True)).to_be_visible()
+    seen = client_as(site, "provider@example.com").get_time_off_request(request_id)
+    assert seen.status == "rejected"
+    assert seen.rejection_reason == "Two nurses already off that day"
+
+
+def test_decisions_work_without_javascript(site, no_js_tab, arrange):
+    if site.mode == "split":
+        pytest.skip("no-JS journeys run in embedded mode")
+    start = day("nojs")
+    request_id = arrange(lambda s: add_request(s, start=start, note="No JS"))
+    shift_id = arrange(lambda s: add_shift(s, start=start + timedelta(hours=12)))
+    tab = no_js_tab
+    tab.sign_in("manager@example.com", start="/manage/time-off")
+    _queue_for(tab, "nojs")
+    tab.click(tab.page.get_by_role("link", name="Review and decide"))
+    row = tab.page.locator(f"#request-{request_id}")
+    row.get_by_label("Delete the shifts", exact=True).check()
+    tab.click(row.get_by_role("button", name="Approve"))
+    expect(tab.page.locator("#messages")).to_contain_text("shifts deleted")
+    assert shift_row(site, shift_id) is None
+
+
+def test_bulk_approve_and_forged_decision(site, tab, arrange):
+    if site.mode == "split":
+        pytest.skip("covered in embedded mode")
+    clean = arrange(lambda s: add_request(s, start=day("bulk"), note="Bulk"))
+    tab.sign_in("manager@example.com", start="/manage/time-off")
+    _queue_for(tab, "bulk")
+    tab.page.get_by_label("Select Pat Provider's request for bulk approval").check()
+    tab.click(tab.page.get_by_role("button", name="Approve selected"))
+    expect(tab.page.locator("#messages")).to_contain_text("Approved 1 request.")
+    assert client_as(site, "provider@example.com").get_time_off_request(clean).status \
+        == "approved"
+    icu = arrange(lambda s: add_request(s, start=day("forged"), provider="icu.nurse@example.com"))
+    tab.goto("/manage/time-off?status=any")
+    expect(tab.page.locator(f"#request-{icu}")).to_have_count(0)
+    token = tab.page.locator("input[name=csrf_token]").first.get_attribute("value")
+    answer = tab.page.request.post(f"{site.url}/manage/time-off/{icu}/approve", form={
+        "csrf_token": token, "seen_status": "pending", "seen_shifts": "",
+        "conflict_resolution": "keep", "back": "/manage/time-off"})
+    assert answer.status == 403
+    assert '<div class="problem" role="alert">' in answer.text()
+    assert "Time-off queue" in answer.text()
