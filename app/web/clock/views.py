@@ -20,7 +20,7 @@ from flask import Blueprint, Response, current_app, flash, g, url_for
 from wtforms import HiddenField, StringField
 from wtforms.validators import AnyOf, InputRequired, Length, Optional
 
-from app.client import ApiProblem
+from app.client import ApiClient, ApiProblem
 from app.contract.labels import LabelListQuery
 from app.contract.shifts import ShiftListQuery
 from app.contract.teams import TeamListQuery
@@ -109,17 +109,22 @@ def _brief_view(brief: TimecardShift | None, shifts: dict[str, ShiftView]) -> Sh
                      team=None, note=None, on_call=brief.on_call, segments=())
 
 
-def load_state() -> ClockState:
-    """One concurrent round: the user, the timecard, the coming shifts, teams and labels."""
-    client = api()
-    now = datetime.now(UTC)
+def fetch(client: ApiClient, now: datetime) -> list[Any]:
+    """The page's one concurrent round: the user, the timecard, the coming shifts (own and
+    open, filtered here), team names and labels. The page benchmark makes the same calls."""
     shift_query = ShiftListQuery(start_date=now - timedelta(hours=1), end_date=now + SHIFT_WINDOW,
                                  include_display_names=True, page_size=100)
-    me, card, shifts, teams, labels = client.concurrently(
+    return client.concurrently(
         client.me, client.my_timecard, lambda: client.list_shifts(shift_query),
         lambda: client.list_teams(TeamListQuery(page_size=200)),
         lambda: client.list_labels(LabelListQuery(page_size=200)),
     )
+
+
+def load_state() -> ClockState:
+    """Everything the clock panel shows, from one concurrent round of API calls."""
+    now = datetime.now(UTC)
+    me, card, shifts, teams, labels = fetch(api(), now)
     g.shiftdesk_me = me  # the menu reads it; no second call
     names, tags = team_names(teams.items), label_views(labels.items)
     mine = {str(s.id): shift_view(s, names, tags) for s in shifts.items

@@ -18,7 +18,7 @@ from typing import Any
 
 from flask import Blueprint, Response, current_app, flash, g, request, url_for
 
-from app.client import ApiProblem
+from app.client import ApiClient, ApiProblem
 from app.contract.common import parse_timestamp
 from app.contract.labels import LabelListQuery
 from app.contract.shifts import ShiftListQuery, ShiftRead
@@ -46,20 +46,37 @@ def _zone() -> Any:
     return current_app.extensions["shiftdesk_web"].settings.zone
 
 
-def _local_midnight(day: date) -> datetime:
-    return datetime(day.year, day.month, day.day, tzinfo=_zone()).astimezone(UTC)
+def _local_midnight(day: date, zone: Any) -> datetime:
+    return datetime(day.year, day.month, day.day, tzinfo=zone).astimezone(UTC)
 
 
-def _fetch(query: ShiftListQuery) -> tuple[Any, list[ShiftRead], dict[str, str], dict[str, Any]]:
-    """One concurrent round: the user, the shifts, team names and labels."""
-    client = api()
-    me, shifts, teams, labels = client.concurrently(
+def fetch(client: ApiClient, query: ShiftListQuery) -> list[Any]:
+    """A page's one concurrent round: the user, the shifts, teams and labels (the page
+    benchmark makes the same calls)."""
+    return client.concurrently(
         client.me, lambda: client.list_shifts(query),
         lambda: client.list_teams(TeamListQuery(page_size=200)),
         lambda: client.list_labels(LabelListQuery(page_size=200)),
     )
+
+
+def _fetch(query: ShiftListQuery) -> tuple[Any, list[ShiftRead], dict[str, str], dict[str, Any]]:
+    me, shifts, teams, labels = fetch(api(), query)
     g.shiftdesk_me = me  # the menu reads it; no second call
     return me, list(shifts.items), team_names(teams.items), label_views(labels.items)
+
+
+def week_query(monday: date, zone: Any) -> ShiftListQuery:
+    """The shifts of the week starting on `monday` in `zone`."""
+    return ShiftListQuery(start_date=_local_midnight(monday, zone),
+                          end_date=_local_midnight(monday + timedelta(days=7), zone),
+                          include_display_names=True, page_size=200)
+
+
+def open_query(now: datetime) -> ShiftListQuery:
+    """The open shifts of the coming four weeks."""
+    return ShiftListQuery(start_date=now, end_date=now + timedelta(days=OPEN_DAYS),
+                          open_only=True, include_display_names=True, page_size=200)
 
 
 def _week_start(text: str | None, today: date) -> date:
@@ -77,13 +94,12 @@ def mine() -> Response:
     today = now.astimezone(_zone()).date()
     as_list = request.args.get("view") == "list"
     if as_list:
-        start, end = now, now + timedelta(days=LIST_DAYS)
         monday = _week_start(None, today)
+        query = ShiftListQuery(start_date=now, end_date=now + timedelta(days=LIST_DAYS),
+                               include_display_names=True, page_size=200)
     else:
         monday = _week_start(request.args.get("week"), today)
-        start, end = _local_midnight(monday), _local_midnight(monday + timedelta(days=7))
-    query = ShiftListQuery(start_date=start, end_date=end, include_display_names=True,
-                           page_size=200)
+        query = week_query(monday, _zone())
     me, shifts, teams, labels = _fetch(query)
     views = [shift_view(s, teams, labels) for s in shifts
              if s.provider is not None and s.provider == me.provider_id]
@@ -121,9 +137,7 @@ def export() -> Response:
 
 def _open_views() -> tuple[list[ShiftView], Any]:
     now = datetime.now(UTC)
-    query = ShiftListQuery(start_date=now, end_date=now + timedelta(days=OPEN_DAYS),
-                           open_only=True, include_display_names=True, page_size=200)
-    me, shifts, teams, labels = _fetch(query)
+    me, shifts, teams, labels = _fetch(open_query(now))
     views = [shift_view(s, teams, labels) for s in shifts
              if s.provider is None and s.start_date > now]
     return views, me

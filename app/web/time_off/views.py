@@ -1,9 +1,10 @@
 """Time off (blueprint `time_off`): the provider's requests, the request form and cancelling.
 
-`GET /time-off` lists the provider's requests with their states and the request form;
-`POST /time-off` sends one (problems inline, each on its field; `provider-not-in-policy` on the
-policy). `GET /time-off/<id>` shows a request: days, hours paid and the provider's shifts it
-touches. `GET|POST /time-off/<id>/cancel` cancels a pending (or approved) request.
+`GET /time-off` lists the provider's requests with their states; `GET /time-off/new` is the
+request form and `POST /time-off` sends it (problems inline, each on its field;
+`provider-not-in-policy` on the policy). `GET /time-off/<id>` shows a request: days, hours paid
+and the provider's shifts it touches. `GET|POST /time-off/<id>/cancel` cancels a pending (or
+approved) request.
 
 Must not import `app.api`; it reaches the API only through `app.client`.
 """
@@ -17,7 +18,7 @@ from typing import Any
 from flask import Blueprint, Response, current_app, flash, g, url_for
 from wtforms.fields.choices import SelectChoice
 
-from app.client import ApiProblem
+from app.client import ApiClient, ApiProblem
 from app.contract.shifts import ShiftListQuery
 from app.contract.teams import TeamListQuery
 from app.contract.time_off import (
@@ -45,14 +46,19 @@ def _zone() -> Any:
     return current_app.extensions["shiftdesk_web"].settings.zone
 
 
-def _load() -> tuple[list[TimeOffRequestRead], list[TimeOffPolicyRead]]:
-    """One concurrent round: the user (for the menu), their requests and the policies."""
-    client = api()
-    me, requests, policies = client.concurrently(
+def fetch(client: ApiClient) -> list[Any]:
+    """The page's one concurrent round: the user, their requests and the policies (the page
+    benchmark makes the same calls)."""
+    return client.concurrently(
         client.me,
         lambda: client.list_time_off_requests(TimeOffRequestListQuery(page_size=100)),
         lambda: client.list_time_off_policies(TimeOffPolicyListQuery(page_size=200)),
     )
+
+
+def _load() -> tuple[list[TimeOffRequestRead], list[TimeOffPolicyRead]]:
+    """The user's requests (newest first) and the policies."""
+    me, requests, policies = fetch(api())
     g.shiftdesk_me = me
     mine = [r for r in requests.items if r.provider_id == me.provider_id]
     mine.sort(key=lambda r: r.start_date, reverse=True)
@@ -66,28 +72,44 @@ def _form(policies: list[TimeOffPolicyRead], formdata: Any = None) -> TimeOffReq
     return form
 
 
-def _page(form: TimeOffRequestForm, requests: list[TimeOffRequestRead],
-          policies: list[TimeOffPolicyRead], status: int = 200) -> Response:
+def _list(requests: list[TimeOffRequestRead], policies: list[TimeOffPolicyRead]) -> Response:
     names = {str(p.id): p.name for p in policies}
-    return render("time_off/index.html", fragment="time_off_form", status=status, form=form,
-                  requests=requests, policies=names, words=STATUS_WORDS,
-                  cancellable=CANCELLABLE)
+    return render("time_off/index.html", fragment="time_off_requests", requests=requests,
+                  policies=names, words=STATUS_WORDS, cancellable=CANCELLABLE)
+
+
+def _new(form: TimeOffRequestForm, status: int = 200) -> Response:
+    return render("time_off/new.html", fragment="time_off_form", status=status, form=form)
+
+
+def _policies() -> list[TimeOffPolicyRead]:
+    """The policies for the form, read with the user (for the menu) in one round."""
+    client = api()
+    me, policies = client.concurrently(
+        client.me, lambda: client.list_time_off_policies(TimeOffPolicyListQuery(page_size=200)))
+    g.shiftdesk_me = me
+    return list(policies.items)
 
 
 @bp.get("/time-off")
 def index() -> Response:
-    """The provider's requests and the form to ask for time off."""
+    """The provider's requests with their states."""
     requests, policies = _load()
-    return _page(_form(policies), requests, policies)
+    return _list(requests, policies)
+
+
+@bp.get("/time-off/new")
+def new() -> Response:
+    """The form to ask for time off."""
+    return _new(_form(_policies()))
 
 
 @bp.post("/time-off")
 def create() -> Response:
     """Send a request; problems come back on their fields."""
-    requests, policies = _load()
-    form = _form(policies)
+    form = _form(_policies())
     if not form.validate():
-        return _page(form, requests, policies, status=422)
+        return _new(form, status=422)
     try:
         made = api().create_time_off_request(form.to_contract(zone=_zone()))
     except ApiProblem as problem:
@@ -97,7 +119,7 @@ def create() -> Response:
             form.policy_id.errors = [*form.policy_id.errors, problem.detail]
         else:
             apply_problem(form, problem)
-        return _page(form, requests, policies, status=422)
+        return _new(form, status=422)
     flash(f"Request sent: {made.paid_hours:g} hours to be paid. It waits for your manager.",
           "success")
     return see_other(url_for("time_off.show", request_id=made.id))

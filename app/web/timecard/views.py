@@ -18,6 +18,7 @@ from typing import Any
 
 from flask import Blueprint, Response, abort, current_app, flash, url_for
 
+from app.client import ApiClient
 from app.contract.timekeeping import TimecardPunchRead, TimesheetQuery, TimesheetRead
 from app.web.auth import api, current_user
 from app.web.htmx import render, see_other
@@ -87,13 +88,17 @@ def build_days(punches: list[TimecardPunchRead], sheet: TimesheetRead | None,
     return sorted(days.values(), key=lambda d: d.day, reverse=True)
 
 
-def _load() -> tuple[list[TimecardPunchRead], TimesheetRead | None, datetime]:
-    client = api()
-    me = current_user()
-    now = datetime.now(UTC)
-    query = TimesheetQuery(provider=me.provider_id, start_date=now - LOOKBACK,
+def fetch(client: ApiClient, provider_id: Any, now: datetime) -> list[Any]:
+    """The page's API calls after the user: the timecard and the timesheet around it,
+    concurrently (the page benchmark makes the same calls)."""
+    query = TimesheetQuery(provider=provider_id, start_date=now - LOOKBACK,
                            end_date=now + timedelta(days=1))
-    card, sheet = client.concurrently(client.my_timecard, lambda: client.timesheet(query))
+    return client.concurrently(client.my_timecard, lambda: client.timesheet(query))
+
+
+def _load() -> tuple[list[TimecardPunchRead], TimesheetRead | None, datetime]:
+    now = datetime.now(UTC)
+    card, sheet = fetch(api(), current_user().provider_id, now)
     return card.punches, sheet, now
 
 

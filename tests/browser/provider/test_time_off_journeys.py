@@ -29,6 +29,7 @@ def test_request_time_off_then_cancel_it(site, tab, no_js_tab, javascript):
     page = browse.page
     expect(page.get_by_role("heading", level=1)).to_have_text("Time off")
     expect(page.get_by_text("You have no time-off requests yet.")).to_be_visible()
+    browse.click(page.get_by_role("link", name="Ask for time off"))
     page.get_by_label("Kind of time off").select_option(label="Paid time off")
     page.get_by_label("First day").fill(day.isoformat())
     page.get_by_label("Last day").fill(day.isoformat())
@@ -56,7 +57,7 @@ def test_policy_not_mine_and_bad_dates_show_on_fields(site, no_js_tab):
     if site.mode == "split":
         pytest.skip("no-JS journeys run on the embedded server")
     email = account(site, "Not In Sick", policies=("pto",))
-    no_js_tab.sign_in(email, start="/time-off")
+    no_js_tab.sign_in(email, start="/time-off/new")
     page = no_js_tab.page
     day = (now() + timedelta(days=9)).astimezone(ZONE).date()
     page.get_by_label("Kind of time off").select_option(label="Sick leave")

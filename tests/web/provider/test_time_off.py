@@ -32,7 +32,10 @@ def test_time_off_page_lists_requests_and_form(pweb):
     assert "<h1>Time off</h1>" in body
     assert "Waiting for your manager" in body
     assert "Reason: Short-staffed that week" in body
-    assert '<option value="' + PTO + '">Paid time off</option>' in body
+    assert 'href="/time-off/new"' in body
+    form = html.unescape(pweb.client.get("/time-off/new").get_data(as_text=True))
+    assert "<h1>Ask for time off</h1>" in form
+    assert '<option value="' + PTO + '">Paid time off</option>' in form
 
 
 def test_request_is_made_shows_hours_and_touched_shifts_then_cancelled(pweb):
@@ -62,7 +65,7 @@ def test_missing_fields_are_inline_422(pweb):
     answer = _ask(pweb, policy_id="", start_date="", end_date="")
     body = html.unescape(answer.get_data(as_text=True))
     assert answer.status_code == 422
-    assert "<title>Error: Time off" in body
+    assert "<title>Error: Ask for time off" in body
     assert 'id="start_date-error"' in body
     assert "Enter the first day." in body
     assert "Choose the kind of time off." in body
