@@ -69,3 +69,31 @@ def test_delete_unknown_punch_is_404_page(pweb):
     pweb.sign_in(fresh_provider(pweb))
     answer = pweb.client.get("/timecard/punches/00000000-0000-4000-8000-000000000000/delete")
     assert answer.status_code == 404
+
+
+def test_reviewed_punches_show_state_and_manager_note(pweb):
+    from sqlalchemy import select
+
+    from app.api import models as m
+    from tests.factories import uid
+    from tests.web.provider.conftest import arrange
+
+    email = fresh_provider(pweb)
+    shift_for(pweb, email, start=now())
+    pweb.sign_in(email)
+    _punch(pweb, "clock_in", confirm="yes")
+    _punch(pweb, "break_start")
+
+    def review(session):
+        punches = session.scalars(select(m.TimecardPunch).where(
+            m.TimecardPunch.provider_id == uid(f"user:{email}"))
+            .order_by(m.TimecardPunch.time)).all()
+        punches[0].state, punches[0].admin_note = "approved", "Fine"
+        punches[1].state, punches[1].admin_note = "rejected", "You were on the floor"
+
+    arrange(pweb, review)
+    html = pweb.client.get("/timecard").get_data(as_text=True)
+    assert "Approved" in html
+    assert "Rejected" in html
+    assert "Manager's note: You were on the floor" in html
+    assert html.count("/delete") == 0
