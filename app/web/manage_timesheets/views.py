@@ -4,8 +4,9 @@
 errors, and the chosen provider's punches day by day against the scheduled shifts, warnings
 (late, early, missing shift) and errors (no clock-out) highlighted, scheduled against actual
 minutes per pay code. `review` approves or rejects one punch with an admin note, or fixes its
-time; `approve_clean` approves every pending punch without a warning at once. One round of
-concurrent API calls per page.
+time; `approve_clean` approves every pending punch without a warning at once. Two rounds of
+concurrent API calls: the people (whose pay-period template fixes the period), then the period's
+timesheets and shifts.
 
 Must not import `app.api`; it reaches the API only through `app.client`.
 """
@@ -13,8 +14,9 @@ Must not import `app.api`; it reaches the API only through `app.client`.
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import date, timedelta
+from datetime import date, datetime, timedelta
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
@@ -43,6 +45,7 @@ from app.web.manage_schedule.calendar import (
     my_teams,
     parse_day,
     today,
+    week_start,
     zone,
 )
 from app.web.security import safe_next
@@ -168,46 +171,61 @@ def _team_of(me: Any, args: Any) -> uuid.UUID | None:
         return me.team_ids[0] if me.team_ids else None
 
 
-def period_reads(client: ApiClient, team: uuid.UUID | None, start: date, length: int,
-                 ) -> list[Any]:
-    """The page's reads, made concurrently."""
-    begin, end = local_instant(start), local_instant(start + timedelta(days=length))
-    return client.concurrently(
+def period_of(provider: ProviderWithRelations | None, day: date) -> tuple[date, int]:
+    """The first day and length of the pay period containing `day`: the provider's template
+    (weekly or biweekly from its start), else the calendar week."""
+    template = provider.pay_period_template if provider else None
+    if template is None:
+        return week_start(day), 7
+    length = 14 if template.type == "biweekly" else 7
+    offset = (day - local_day(template.start_date)).days % length
+    return day - timedelta(days=offset), length
+
+
+def people_reads(client: ApiClient, team: uuid.UUID | None) -> list[Callable[[], Any]]:
+    """The first round: teams, the team's providers (their pay-period templates), pay codes and
+    roles."""
+    return [
         lambda: client.list_teams(TeamListQuery(page_size=200)),
         lambda: client.list_providers(ProviderListQuery(team_id=team, page_size=200)),
+        lambda: client.list_pay_codes(PayCodeListQuery(page_size=200)),
+        lambda: client.list_roles(RoleListQuery(team=team, page_size=200)),
+    ]
+
+
+def sheet_reads(client: ApiClient, team: uuid.UUID | None, begin: datetime, end: datetime,
+                ) -> list[Callable[[], Any]]:
+    """The second round: the team's timesheets and shifts of the pay period."""
+    return [
         lambda: client.team_timesheets(TimesheetQuery(team=team, start_date=begin,
                                                       end_date=end, page_size=200)),
         lambda: client.list_shifts(ShiftListQuery(team_id=team, start_date=begin, end_date=end,
                                                   page_size=200)),
-        lambda: client.list_pay_codes(PayCodeListQuery(page_size=200)),
-        lambda: client.list_roles(RoleListQuery(team=team, page_size=200)),
-    )
-
-
-def period_window(args: Any) -> tuple[uuid.UUID | None, date, int]:
-    """The team and the pay period (its first day and length) the query names."""
-    team = _team_of(current_user(), args)
-    start, length = _aligned(parse_day(args.get("period")) or today())
-    return team, start, length
+    ]
 
 
 def build_period(args: Any) -> Period:
-    """Read and assemble the page for the query."""
+    """Read and assemble the page for the query: the people first (the pay period follows the
+    chosen provider's template), then the period's timesheets and shifts."""
     me = current_user()
     client = api()
-    team_id, start, length = period_window(args)
-    teams, providers, sheets, shifts, pay_codes, roles = period_reads(
-        client, team_id, start, length)
-    people = {p.id: p for p in providers.items}
+    team_id = _team_of(me, args)
+    teams, providers, pay_codes, roles = client.concurrently(*people_reads(client, team_id))
+    people = sorted(providers.items, key=lambda p: p.name or p.email)
+    chosen_id = _uuid(args.get("provider"))
+    pattern = next((p for p in people if p.id == chosen_id), None) or next(
+        (p for p in people if p.pay_period_template), None)
+    start, length = period_of(pattern, parse_day(args.get("period")) or today())
+    begin, end = local_instant(start), local_instant(start + timedelta(days=length))
+    sheets, shifts = client.concurrently(*sheet_reads(client, team_id, begin, end))
     by_provider = {s.provider_id: s for s in sheets.items}
     rows = []
-    for person in sorted(people.values(), key=lambda p: p.name or p.email):
+    for person in people:
         sheet = by_provider.get(person.id)
         warned: dict[uuid.UUID, list[str]] = {}
         for w in sheet.warnings if sheet else []:
             warned.setdefault(w.punch_id, []).append(WARNINGS[w.type])
         rows.append(Sheet(provider=person, sheet=sheet, warnings=warned))
-    chosen_id = _uuid(args.get("provider"))
     chosen = next((r for r in rows if r.provider.id == chosen_id), None)
     if chosen is None:
         chosen = next((r for r in rows if r.pending or r.problems), rows[0] if rows else None)
@@ -216,16 +234,6 @@ def build_period(args: Any) -> Period:
                   chosen=chosen, shifts=shifts.items,
                   pay_codes={p.id: p for p in pay_codes.items},
                   roles={r.id: r for r in roles.items})
-
-
-# Pay periods: biweekly from the organisation's usual anchor (a Monday). A provider with a
-# weekly template still reads correctly: the page shows two of their weeks.
-ANCHOR = date(2026, 2, 23)
-
-
-def _aligned(day: date) -> tuple[date, int]:
-    offset = (day - ANCHOR).days % 14
-    return day - timedelta(days=offset), 14
 
 
 def _uuid(text: str | None) -> uuid.UUID | None:
@@ -296,7 +304,7 @@ def review(punch_id: uuid.UUID) -> Response:
     except ApiProblem as problem:
         if problem.status >= 500:
             raise
-        messages = [problem.detail] + [e.message for e in problem.field_errors]
+        messages = [e.message for e in problem.field_errors] or [problem.detail]
         return _again(punch_id, messages, form, problem.status if problem.status != 400
                       else 422)
     done = {"approve": "Punch approved.", "reject": "Punch rejected; the provider sees your "

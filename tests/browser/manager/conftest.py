@@ -106,3 +106,13 @@ def add_punches(session: Any, *, start: datetime, late_minutes: int = 25) -> lis
         ids.append(punch.id)
     return ids
 
+
+
+def provider_punches(site: Any, start: datetime, end: datetime) -> dict[uuid.UUID, Any]:
+    """Pat's punches between `start` and `end` as Pat reads them through the API."""
+    from app.contract.timekeeping import TimesheetQuery
+
+    pat = client_as(site, "provider@example.com")
+    sheet = pat.timesheet(TimesheetQuery(provider=pat.me().provider_id, start_date=start,
+                                         end_date=end))
+    return {p.id: p for p in sheet.punches}

@@ -6,6 +6,7 @@ from datetime import UTC, datetime
 
 import pytest
 
+from app.api.models import Shift
 from tests.browser.conftest import Browse, _tab
 from tests.browser.manager.conftest import (
     add_shift,
@@ -21,6 +22,12 @@ MONDAY = "2027-02-01"
 
 def _start(day: int) -> datetime:
     return datetime(2027, 2, day, 12, 0, tzinfo=UTC)  # 7:00 AM in New York
+
+
+def change_note(session, shift_id, note: str) -> None:
+    """Someone else's edit: a new note, the version raised as every update raises it."""
+    shift = session.get(Shift, shift_id)
+    shift.note = note
 
 
 def editor(tab):
@@ -85,8 +92,7 @@ def test_conflict_resolves_without_javascript(site, browser, no_js_tab, arrange)
     tab = no_js_tab
     tab.sign_in("manager@example.com", start=f"/manage/schedule?week={MONDAY}")
     _open_editor(tab, shift_id)
-    arrange(lambda s: setattr(s.get(__import__("app.api.models", fromlist=["Shift"]).Shift,
-                                    shift_id), "note", "Changed elsewhere"))
+    arrange(lambda s: change_note(s, shift_id, "Changed elsewhere"))
     editor(tab).get_by_label("Starts").fill("08:00")
     tab.click(tab.page.get_by_role("button", name="Save shift"))
     expect(tab.page.get_by_text("Someone else changed this shift")).to_be_visible()

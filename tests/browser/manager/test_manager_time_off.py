@@ -20,7 +20,7 @@ expect = pytest.importorskip("playwright.sync_api").expect
 
 # Each test owns its dates (local midnights in New York, winter: UTC-5).
 DAYS = {"delete": 4, "calloutWithOpen": 5, "keep": 6, "reject": 7, "bulk": 8, "nojs": 11,
-        "forged": 12}
+        "forged": 12, "phone": 13}
 
 
 def day(key: str) -> datetime:
@@ -116,6 +116,30 @@ def test_decisions_work_without_javascript(site, no_js_tab, arrange):
     tab.click(row.get_by_role("button", name="Approve"))
     expect(tab.page.locator("#messages")).to_contain_text("shifts deleted")
     assert shift_row(site, shift_id) is None
+    other = arrange(lambda s: add_request(s, start=start + timedelta(days=1), note="No JS 2"))
+    tab.goto(f"/manage/time-off/{other}")
+    row = tab.page.locator(f"#request-{other}")
+    row.get_by_label("Reason for the provider").fill("Unit is short that day")
+    tab.click(row.get_by_role("button", name="Reject"))
+    expect(tab.page.locator("#messages")).to_contain_text("Rejected Pat Provider's time off")
+    seen = client_as(site, "provider@example.com").get_time_off_request(other)
+    assert seen.rejection_reason == "Unit is short that day"
+
+
+def test_decide_on_a_phone(site, phone, arrange):
+    if site.mode == "split":
+        pytest.skip("phone journeys run in embedded mode")
+    start = day("phone")
+    request_id = arrange(lambda s: add_request(s, start=start, note="Phone"))
+    phone.sign_in("manager@example.com", start="/manage/time-off")
+    _queue_for(phone, "phone")
+    row = phone.page.locator(f"#request-{request_id}")
+    phone.click(row.get_by_role("link", name="Review and decide"))
+    button = row.get_by_role("button", name="Approve")
+    phone.click(button)
+    expect(row.get_by_text("Approved", exact=True)).to_be_visible()
+    width = phone.page.evaluate("document.documentElement.scrollWidth")
+    assert width <= 390
 
 
 def test_bulk_approve_and_forged_decision(site, tab, arrange):
