@@ -246,7 +246,8 @@ def search_page(args: MultiDict[str, str], *, status: int = 200, alert: str | No
                         preferred_providers=list(form.prefer_provider.data or []),
                         preferred_skills=list(form.prefer_skill.data or []), limit=limit)
     calls = catalog_calls(client)
-    if type_id:
+    over = window.start >= window.end  # e.g. "today" after the day's last minute
+    if type_id and not over:
         body = search_body(type_id, window, criteria, limit=limit)
         calls.append(guarded(lambda: client.search_slots(body)))
     me, types, providers, *searched = client.concurrently(*calls)
@@ -263,7 +264,9 @@ def search_page(args: MultiDict[str, str], *, status: int = 200, alert: str | No
     form.prefer_skill.choices = form.skill.choices
     results = Results()
     back = urlencode(list(MultiDict(args).items(multi=True)))
-    if type_id and type_id not in type_names:
+    if type_id and over:
+        results.problem = "That window is already over. Pick a later day, or This week."
+    elif type_id and type_id not in type_names:
         results.problem = ("That appointment type is archived or no longer exists; choose "
                            "another type.")
         form.type.errors = [results.problem]

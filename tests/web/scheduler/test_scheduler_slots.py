@@ -163,3 +163,4 @@ def test_required_providers_limit_the_results(sched: Web) -> None:
     page = search(sched, provider=nurse, limit="50")
     assert set(re.findall(r"<strong>([^<]+)</strong>", page)) == {"Ed Nurse 2"}
     assert f'<option selected value="{nurse}">' in page or f'value="{nurse}" selected' in page
+
