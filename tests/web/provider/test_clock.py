@@ -149,3 +149,11 @@ def test_clock_now_fragment_and_full_redirect(pweb):
     fragment = pweb.client.get("/clock/now", headers={"HX-Request": "true"})
     assert fragment.get_data(as_text=True).lstrip().startswith('<p id="clock-now"')
     assert pweb.client.get("/clock/now").status_code == 303
+
+
+def test_enter_in_the_note_cannot_punch(pweb):
+    pweb.sign_in(fresh_provider(pweb))
+    html = pweb.client.get("/clock").get_data(as_text=True)
+    form = html[html.index('<form method="post" action="/clock/punches"'):]
+    first_button = form[form.index("<button"):form.index("</button>")]
+    assert "disabled" in first_button
