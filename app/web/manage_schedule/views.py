@@ -71,6 +71,7 @@ class Week:
     conflict: ShiftRead | None = None  # the latest version, after a version conflict
     open_form: OpenShiftForm | None = None
     grid: dict[tuple[str, date], list[ShiftRead]] = field(default_factory=dict)
+    rows: list[tuple[str, str]] = field(default_factory=list)
     off: set[tuple[str, date]] = field(default_factory=set)
 
     @property
@@ -96,9 +97,9 @@ class Week:
         """A provider's name ("Open shift" for none)."""
         if not provider_id:
             return "Open shift"
-        for p in self.providers:
-            if str(p.id) == str(provider_id):
-                return p.name or p.email
+        for pid, name in self.rows:
+            if pid == str(provider_id):
+                return name
         return "Someone outside this team"
 
 
@@ -142,9 +143,15 @@ def build_week(args: Any, *, extra: list[Callable[[], Any]] | None = None,
     week = Week(team=team, teams=mine, start=start,
                 providers=sorted(providers.items, key=lambda p: p.name or p.email),
                 shifts=shifts.items, time_off=time_off.items, roles=roles.items)
+    week.rows = [(str(p.id), p.name or p.email) for p in week.providers]
+    known = {pid for pid, _ in week.rows}
     for s in week.shifts:
         key = (str(s.provider) if s.provider else "open", local_day(s.start_date))
         week.grid.setdefault(key, []).append(s)
+        if s.provider and str(s.provider) not in known:
+            # Someone no longer listed (dismissed, or moved team) still holds a shift here.
+            known.add(str(s.provider))
+            week.rows.append((str(s.provider), s.provider_name or "Former team member"))
     for r in week.time_off:
         day = r.start_date
         while day < r.end_date:

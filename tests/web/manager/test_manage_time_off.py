@@ -160,3 +160,23 @@ def test_filters_stay_in_the_url_and_bad_dates_are_inline(mweb):
     assert response.status_code == 422
     assert 'id="start-error"' in body
     assert "<title>Error:" in body
+
+
+def test_cursor_paging_keeps_the_filters(mweb, arrange):
+    def many(s, w):
+        return [add_request(s, w, start=DAY.replace(month=9, day=1 + i), note=f"Batch {i}")
+                for i in range(22)]
+
+    arrange(many)
+    mweb.sign_in("manager@example.com")
+    first = mweb.client.get("/manage/time-off?start=2026-09-01&end=2026-09-30")
+    body = first.get_data(as_text=True)
+    assert body.count('class="request-row') == 20
+    marker = 'href="/manage/time-off?'
+    links = [chunk.split('"')[0] for chunk in body.split(marker)[1:]]
+    following = next(link for link in links if "cursor=" in link)
+    assert "start=2026-09-01" in following
+    second = mweb.client.get("/manage/time-off?" + following.replace("&amp;", "&"))
+    page = second.get_data(as_text=True)
+    assert page.count('class="request-row') == 2
+    assert "First page" in page
