@@ -166,13 +166,13 @@ def args_with(args: MultiDict[str, str], **changes: Any) -> str:
 
 
 def _rows(found: SlotSearchResult, people: dict[str, ProviderWithRelations], back: str,
-          type_id: str) -> list[tuple[date, list[Row]]]:
+          type_id: str, carry: dict[str, str] | None = None) -> list[tuple[date, list[Row]]]:
     by_day: dict[date, list[Row]] = {}
     for rank, slot in enumerate(found.results, start=1):
         day = parse_timestamp(slot.start_date).astimezone(zone()).date()
         book = url_for("slots.new", type=type_id, provider=slot.provider_id,
                        start=format_timestamp(slot.start_date),
-                       end=format_timestamp(slot.end_date), back=back)
+                       end=format_timestamp(slot.end_date), back=back, **(carry or {}))
         by_day.setdefault(day, []).append(Row(rank, slot, people.get(slot.provider_id), book))
     return [(day, sorted(rows, key=lambda r: r.slot.start_date))
             for day, rows in sorted(by_day.items())]
@@ -233,8 +233,12 @@ def explain(client: ApiClient, criteria: Criteria, providers: Sequence[ProviderW
 
 
 def search_page(args: MultiDict[str, str], *, status: int = 200, alert: str | None = None,
-                ) -> Response:
-    """The search page (or its results block) for the query `args`."""
+                carry: dict[str, str] | None = None) -> Response:
+    """The search page (or its results block) for the query `args`.
+
+    `carry` (member id and location typed for a slot that was taken) rides along on every
+    "Book" link, so picking another slot does not mean typing them again.
+    """
     client = api()
     form = SlotSearchForm(formdata=args if args else None)
     valid = form.validate() if args else True
@@ -281,7 +285,7 @@ def search_page(args: MultiDict[str, str], *, status: int = 200, alert: str | No
         else:
             results.searched = True
             results.count = len(found.results)
-            results.days = _rows(found, people, back, type_id)
+            results.days = _rows(found, people, back, type_id, carry)
             if results.count >= limit and limit < 200:
                 results.more_url = args_with(args, limit=min(200, limit + MORE))
             if not found.results:
@@ -334,7 +338,9 @@ def new() -> Response:
 def taken(form: BookingForm, message: str) -> Response:
     """The search again, fresh, with why the chosen slot could not be booked."""
     args = MultiDict(_parse_back(form.back.data or ""))
-    return search_page(args, status=409, alert=message)
+    carry = {"member": form.member_id.data or "", "location": form.location.data or ""}
+    return search_page(args, status=409, alert=message,
+                       carry={k: v.strip() for k, v in carry.items() if v and v.strip()})
 
 
 def _parse_back(query: str) -> list[tuple[str, str]]:

@@ -67,3 +67,11 @@ def test_archive_removes_the_type_from_slot_search(sched: Web) -> None:
                                  data={"csrf_token": sched.csrf()})
     assert response.status_code == 303
     assert "Follow-up" not in sched.client.get("/slots").get_data(as_text=True)
+
+
+def test_staff_who_may_not_edit_types_see_no_edit_links(sched: Web) -> None:
+    sched.sign_in("provider@example.com")
+    body = sched.client.get("/appointment-types").get_data(as_text=True)
+    assert "New patient visit" in body
+    assert "New appointment type" not in body
+    assert "/archive" not in body

@@ -130,6 +130,10 @@ def test_booking_a_taken_slot_refreshes_the_results(sched: Web) -> None:
     body = again.get_data(as_text=True)
     assert "Someone else just took that slot" in body
     assert "ranked best first" in body  # fresh results
+    again_link = book_links(body)[0]
+    prefilled = sched.client.get(again_link).get_data(as_text=True)
+    assert 'value="M-1"' in prefilled  # what was typed rides along to the next slot
+    assert 'value="Room 1"' in prefilled
 
 
 def test_empty_result_says_everyone_is_booked(sched: Web) -> None:
