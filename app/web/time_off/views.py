@@ -2,7 +2,8 @@
 
 `GET /time-off` lists the provider's requests with their states; `GET /time-off/new` is the
 request form and `POST /time-off` sends it (problems inline, each on its field;
-`provider-not-in-policy` on the policy). `GET /time-off/<id>` shows a request: days, hours paid
+`provider-not-in-policy` on the policy); its "Check my shifts" button shows the shifts the days
+touch without sending anything. `GET /time-off/<id>` shows a request: days, hours paid
 and the provider's shifts it touches. `GET|POST /time-off/<id>/cancel` cancels a pending (or
 approved) request.
 
@@ -15,7 +16,7 @@ import uuid
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from flask import Blueprint, Response, current_app, flash, g, url_for
+from flask import Blueprint, Response, current_app, flash, g, request, url_for
 from wtforms.fields.choices import SelectChoice
 
 from app.client import ApiClient, ApiProblem
@@ -27,7 +28,7 @@ from app.contract.time_off import (
     TimeOffRequestListQuery,
     TimeOffRequestRead,
 )
-from app.web.auth import api
+from app.web.auth import api, current_user
 from app.web.forms import apply_problem
 from app.web.htmx import render, see_other
 from app.web.shifts.summary import shift_view, team_names
@@ -78,8 +79,24 @@ def _list(requests: list[TimeOffRequestRead], policies: list[TimeOffPolicyRead])
                   policies=names, words=STATUS_WORDS, cancellable=CANCELLABLE)
 
 
-def _new(form: TimeOffRequestForm, status: int = 200) -> Response:
-    return render("time_off/new.html", fragment="time_off_form", status=status, form=form)
+def _new(form: TimeOffRequestForm, status: int = 200, touched: list[Any] | None = None,
+         ) -> Response:
+    return render("time_off/new.html", fragment="time_off_form", status=status, form=form,
+                  touched=touched)
+
+
+def _touched(form: TimeOffRequestForm) -> list[Any]:
+    """The user's shifts inside the window the form asks for (whole local days for full days)."""
+    client = api()
+    start, end = form.window(_zone())
+    query = ShiftListQuery(start_date=start, end_date=end, include_display_names=True,
+                           page_size=200)
+    shifts, teams = client.concurrently(
+        lambda: client.list_shifts(query),
+        lambda: client.list_teams(TeamListQuery(page_size=200)))
+    me = current_user()
+    names = team_names(teams.items)
+    return [shift_view(s, names) for s in shifts.items if s.provider == me.provider_id]
 
 
 def _policies() -> list[TimeOffPolicyRead]:
@@ -110,6 +127,8 @@ def create() -> Response:
     form = _form(_policies())
     if not form.validate():
         return _new(form, status=422)
+    if request.form.get("intent") == "check":  # "Check my shifts": show, send nothing
+        return _new(form, touched=_touched(form))
     try:
         made = api().create_time_off_request(form.to_contract(zone=_zone()))
     except ApiProblem as problem:
@@ -127,15 +146,15 @@ def create() -> Response:
 
 def _request(request_id: uuid.UUID) -> tuple[TimeOffRequestRead, list[Any], str]:
     client = api()
-    request = client.get_time_off_request(request_id)
-    start, end = request.start_date, request.end_date
-    if request.is_full_day is not False:  # whole local days are blocked
+    asked = client.get_time_off_request(request_id)
+    start, end = asked.start_date, asked.end_date
+    if asked.is_full_day is not False:  # whole local days are blocked
         start = datetime.combine(start.astimezone(_zone()).date(), datetime.min.time(),
                                  tzinfo=_zone()).astimezone(UTC)
         last = (end - timedelta(microseconds=1)).astimezone(_zone()).date()
         end = datetime.combine(last + timedelta(days=1), datetime.min.time(),
                                tzinfo=_zone()).astimezone(UTC)
-    query = ShiftListQuery(start_date=start, end_date=end, provider_id=request.provider_id,
+    query = ShiftListQuery(start_date=start, end_date=end, provider_id=asked.provider_id,
                            include_display_names=True, page_size=200)
     shifts, teams, policies = client.concurrently(
         lambda: client.list_shifts(query),
@@ -143,24 +162,24 @@ def _request(request_id: uuid.UUID) -> tuple[TimeOffRequestRead, list[Any], str]
         lambda: client.list_time_off_policies(TimeOffPolicyListQuery(page_size=200)),
     )
     names = team_names(teams.items)
-    touched = [shift_view(s, names) for s in shifts.items if s.provider == request.provider_id]
-    policy = next((p.name for p in policies.items if p.id == request.policy_id), "Time off")
-    return request, touched, policy
+    touched = [shift_view(s, names) for s in shifts.items if s.provider == asked.provider_id]
+    policy = next((p.name for p in policies.items if p.id == asked.policy_id), "Time off")
+    return asked, touched, policy
 
 
 @bp.get("/time-off/<uuid:request_id>")
 def show(request_id: uuid.UUID) -> Response:
     """One request: its days, hours paid, state and the shifts it touches."""
-    request, touched, policy = _request(request_id)
-    return render("time_off/show.html", request=request, touched=touched, policy=policy,
+    asked, touched, policy = _request(request_id)
+    return render("time_off/show.html", asked=asked, touched=touched, policy=policy,
                   words=STATUS_WORDS, cancellable=CANCELLABLE)
 
 
 @bp.get("/time-off/<uuid:request_id>/cancel")
 def confirm_cancel(request_id: uuid.UUID) -> Response:
     """Ask before cancelling a request."""
-    request, touched, policy = _request(request_id)
-    return render("time_off/confirm_cancel.html", request=request, touched=touched,
+    asked, touched, policy = _request(request_id)
+    return render("time_off/confirm_cancel.html", asked=asked, touched=touched,
                   policy=policy, words=STATUS_WORDS)
 
 

@@ -34,6 +34,10 @@ def test_request_time_off_then_cancel_it(site, tab, no_js_tab, javascript):
     page.get_by_label("First day").fill(day.isoformat())
     page.get_by_label("Last day").fill(day.isoformat())
     page.get_by_label("Note for your manager (optional)").fill("Family visit")
+    browse.click(page.get_by_role("button", name="Check my shifts on these days"))
+    expect(page.get_by_role("region", name="Your shifts on these days")).to_contain_text(
+        "Registered Nurse")
+    expect(page.get_by_label("Note for your manager (optional)")).to_have_value("Family visit")
     browse.click(page.get_by_role("button", name="Send request"))
 
     expect(page.get_by_role("heading", level=1)).to_have_text("Time-off request")

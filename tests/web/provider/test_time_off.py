@@ -120,3 +120,19 @@ def test_api_validation_lands_on_its_field(pweb):
     body = answer.get_data(as_text=True)
     assert answer.status_code == 422
     assert 'id="start_date-error"' in body or 'id="end_date-error"' in body
+
+
+def test_check_my_shifts_lists_them_and_sends_nothing(pweb):
+    email = fresh_provider(pweb)
+    start = now() + timedelta(days=15)
+    shift_for(pweb, email, start=start)
+    day = _local(pweb, start).isoformat()
+    pweb.sign_in(email)
+    answer = _ask(pweb, partial=True, start_date=day, end_date=day, intent="check")
+    body = html.unescape(answer.get_data(as_text=True))
+    assert answer.status_code == 200
+    assert body.lstrip().startswith('<section id="time-off-form"')
+    assert "Your shifts on these days" in body
+    assert "Registered Nurse" in body
+    listing = pweb.client.get("/time-off").get_data(as_text=True)
+    assert "You have no time-off requests yet." in listing
