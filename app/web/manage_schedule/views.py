@@ -55,6 +55,18 @@ bp = Blueprint("manage_schedule", __name__)
 TEMPLATE = "manage_schedule/index.html"
 
 
+@dataclass(frozen=True)
+class Comparison:
+    """One field of a version conflict: the latest value beside the manager's, and who changed
+    it since the manager loaded the shift."""
+
+    label: str
+    latest: str
+    mine: str
+    they_changed: bool
+    i_changed: bool
+
+
 @dataclass
 class Week:
     """Everything the schedule page shows."""
@@ -72,6 +84,7 @@ class Week:
     open_form: OpenShiftForm | None = None
     grid: dict[tuple[str, date], list[ShiftRead]] = field(default_factory=dict)
     rows: list[tuple[str, str]] = field(default_factory=list)
+    compare: list[Comparison] = field(default_factory=list)
     off: set[tuple[str, date]] = field(default_factory=set)
 
     @property
@@ -221,6 +234,37 @@ def _loaded(form: ShiftEditForm) -> None:
     form.orig_note.data = form.note.data or ""
 
 
+def compare(week: Week, latest: ShiftRead, form: ShiftEditForm) -> list[Comparison]:
+    """The latest version of a shift beside what the manager tried to save, field by field."""
+    site = zone()
+    start, end = latest.start_date.astimezone(site), latest.end_date.astimezone(site)
+    theirs = {"date": start.date().isoformat(), "start_time": start.strftime("%H:%M"),
+              "end_time": end.strftime("%H:%M"),
+              "provider": str(latest.provider) if latest.provider else "",
+              "note": latest.note or ""}
+    mine = _changes(form, only_changed=False)
+    loaded = {"date": form.orig_date.data or "", "start_time": form.orig_start_time.data or "",
+              "end_time": form.orig_end_time.data or "",
+              "provider": form.orig_provider.data or "", "note": form.orig_note.data or ""}
+
+    def shown(key: str, values: dict[str, str]) -> str:
+        value = values[key]
+        if key == "date":
+            day = date.fromisoformat(value)
+            return f"{day:%a} {day.day} {day:%b %Y}"
+        if key in ("start_time", "end_time"):
+            return datetime.strptime(value, "%H:%M").strftime("%I:%M %p").lstrip("0")
+        if key == "provider":
+            return week.person(value)
+        return value or "(none)"
+
+    labels = {"date": "Date", "start_time": "Starts", "end_time": "Ends",
+              "provider": "Provider", "note": "Note"}
+    return [Comparison(label, shown(key, theirs), shown(key, mine),
+                       theirs[key] != loaded[key].strip(), mine[key] != loaded[key].strip())
+            for key, label in labels.items()]
+
+
 def _editor(week: Week, shift: ShiftRead, form: ShiftEditForm | None = None, *,
             status: int = 200, conflict: ShiftRead | None = None) -> Response:
     if form is None:
@@ -229,6 +273,8 @@ def _editor(week: Week, shift: ShiftRead, form: ShiftEditForm | None = None, *,
         _loaded(form)
     form.provider.choices = _provider_choices(week)
     week.editing, week.edit_form, week.conflict = shift, form, conflict
+    if conflict is not None:
+        week.compare = compare(week, conflict, form)
     week.open_form = week.open_form or _open_form(week)
     return render(TEMPLATE, fragment="shift_editor", week=week, status=status)
 
