@@ -84,6 +84,33 @@ class ClockState:
         return "You are clocked in."
 
     @property
+    def totals(self) -> tuple[int, int]:
+        """Minutes worked and on break today, from today's punches (a running one until now).
+
+        A quick look for the provider; the timesheet on My timecard is what pay uses.
+        """
+        worked = breaks = 0.0
+        clocked: datetime | None = None
+        paused: datetime | None = None
+        for punch in (p for p in self.today if p.state != "rejected"):
+            if punch.action == "clock_in":
+                clocked, paused = punch.time, None
+            elif punch.action == "break_start" and clocked is not None:
+                worked += (punch.time - clocked).total_seconds()
+                clocked, paused = None, punch.time
+            elif punch.action == "break_end" and paused is not None:
+                breaks += (punch.time - paused).total_seconds()
+                clocked, paused = punch.time, None
+            elif punch.action == "clock_out" and clocked is not None:
+                worked += (punch.time - clocked).total_seconds()
+                clocked = None
+        if clocked is not None:
+            worked += max(0.0, (self.now - clocked).total_seconds())
+        if paused is not None:
+            breaks += max(0.0, (self.now - paused).total_seconds())
+        return int(worked // 60), int(breaks // 60)
+
+    @property
     def last_punch(self) -> TimecardPunchRead | None:
         """The latest punch that counts."""
         counted = [p for p in self.card.punches if p.state != "rejected"]

@@ -74,9 +74,10 @@ def week_query(monday: date, zone: Any) -> ShiftListQuery:
 
 
 def open_query(now: datetime) -> ShiftListQuery:
-    """The open shifts of the coming four weeks."""
+    """The coming four weeks' shifts a provider sees: the open ones of their teams and their
+    own (the page warns about overlaps before anyone presses Claim)."""
     return ShiftListQuery(start_date=now, end_date=now + timedelta(days=OPEN_DAYS),
-                          open_only=True, include_display_names=True, page_size=200)
+                          include_display_names=True, page_size=200)
 
 
 def _week_start(text: str | None, today: date) -> date:
@@ -135,20 +136,24 @@ def export() -> Response:
         "Cache-Control": "private, no-store"})
 
 
-def _open_views() -> tuple[list[ShiftView], Any]:
+def _open_views() -> tuple[list[ShiftView], dict[str, list[ShiftView]]]:
+    """The open shifts not yet started, and for each the provider's shifts it overlaps."""
     now = datetime.now(UTC)
     me, shifts, teams, labels = _fetch(open_query(now))
     views = [shift_view(s, teams, labels) for s in shifts
              if s.provider is None and s.start_date > now]
-    return views, me
+    mine = [shift_view(s, teams) for s in shifts
+            if s.provider is not None and s.provider == me.provider_id]
+    overlaps = {v.id: [m for m in mine if m.start < v.end and v.start < m.end] for v in views}
+    return views, overlaps
 
 
 @bp.get("/shifts/open")
 def open() -> Response:
     """Open shifts the provider could take, each with a Claim button."""
-    views, _me = _open_views()
+    views, overlaps = _open_views()
     return render("shifts/open.html", fragment="open_shifts", shifts=views, problems={},
-                  gone=None)
+                  gone=None, overlaps=overlaps)
 
 
 def claim_problem(problem: ApiProblem) -> str:
@@ -192,16 +197,17 @@ def claim(shift_id: uuid.UUID) -> Response:
         if problem.status not in (403, 404, 409):
             raise
         message = claim_problem(problem)
-        views, _me = _open_views()
+        views, overlaps = _open_views()
         found = next((v for v in views if v.id == str(shift_id)), None)
         if is_partial():
             # The shift as it is now (or gone) with the refusal on it: an in-place update.
             if found is not None:
-                return render_macro("shifts/_open.html", "open_shift", found, problem=message)
+                return render_macro("shifts/_open.html", "open_shift", found, problem=message,
+                                    overlaps=overlaps.get(found.id))
             return render_macro("shifts/_open.html", "gone_shift", str(shift_id), message)
         return render("shifts/open.html", shifts=views, problems={str(shift_id): message},
                       gone=None if found else {"id": str(shift_id), "problem": message},
-                      status=409)
+                      overlaps=overlaps, status=409)
     at = claimed.start_date.astimezone(_zone())
     flash(f"Shift claimed: {at:%a} {at.day} {at:%b}, {at:%I:%M %p}. It is now in My shifts."
           .replace(", 0", ", "), "success")

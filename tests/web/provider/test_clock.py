@@ -63,6 +63,7 @@ def test_punches_change_buttons_through_a_shift(pweb):
     assert "hx-swap-oob" in body
     assert "Break started at" in body
     assert "lunch" in body
+    assert "Worked 0 min · Breaks 0 min" in body
 
 
 def test_second_identical_punch_is_refused_softly_and_records_nothing(pweb):
@@ -157,3 +158,29 @@ def test_enter_in_the_note_cannot_punch(pweb):
     form = html[html.index('<form method="post" action="/clock/punches"'):]
     first_button = form[form.index("<button"):form.index("</button>")]
     assert "disabled" in first_button
+
+
+def test_today_totals_pair_punches_and_count_a_running_break():
+    import uuid
+    from datetime import timedelta
+
+    from app.contract.timekeeping import TimecardMe, TimecardPunchRead
+    from app.web.clock.views import ClockState
+
+    start = now().replace(hour=12, minute=0, second=0)
+
+    def punch(action, minutes, state="pending"):
+        at = start + timedelta(minutes=minutes)
+        return TimecardPunchRead(id=uuid.uuid4(), timecard_id=uuid.uuid4(),
+                                 provider_id=uuid.uuid4(), created_at=at, updated_at=at,
+                                 action=action, state=state, time=at, provider_note=None,
+                                 admin_note=None)
+
+    punches = [punch("clock_in", 0), punch("break_start", 240), punch("break_end", 270),
+               punch("clock_out", 480), punch("clock_in", 500, "rejected"),
+               punch("clock_in", 600), punch("break_start", 660)]
+    card = TimecardMe(punches=punches, next_action=["break_end"])
+    state = ClockState(now=start + timedelta(minutes=700), card=card, current=None,
+                       upcoming=None, today=punches)
+    assert state.totals == (450 + 60, 30 + 40)
+    assert state.status == "You are on a break."

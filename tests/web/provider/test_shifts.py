@@ -134,6 +134,8 @@ def test_claim_overlapping_lists_the_overlaps(pweb):
     shift_for(pweb, email, start=start - hours(2))
     sid = shift_for(pweb, None, start=start)
     pweb.sign_in(email)
+    listed = pweb.client.get("/shifts/open").get_data(as_text=True)
+    assert "Overlaps your shift:" in listed
     body = _claim(pweb, sid).get_data(as_text=True)
     assert "This shift overlaps shifts you already have:" in body
 
