@@ -45,6 +45,7 @@ from app.web.filters import format_datetime
 from app.web.forms import apply_problem
 from app.web.htmx import render, see_other
 from app.web.slots import windows
+from app.web.slots.forms import is_uuid
 from app.web.slots.views import PAGE, catalog_calls, guarded, now, remember_me, zone
 
 bp = Blueprint("appointments", __name__)
@@ -234,9 +235,10 @@ def _show(appointment_id: uuid.UUID, *, form: OutcomeForm | None = None,
     outcome = form or _outcome_form(appointment)
     outcome.version.data = appointment.version
     outcome.seen.data = seen_token(appointment)
+    kind = _type_of(types, appointment)
     return render("appointments/show.html", status=status, appointment=appointment,
                   provider_name=names.get(str(appointment.provider_id), "Unknown provider"),
-                  kind=_type_of(types, appointment), outcome=outcome)
+                  kind=kind, outcome=outcome, reschedule=reschedule_url(appointment, kind))
 
 
 @bp.get("/appointments/<uuid:appointment_id>")
@@ -268,31 +270,75 @@ def outcome(appointment_id: uuid.UUID) -> Response:
 # -- reschedule ----------------------------------------------------------------------------------
 
 
+def _plan_of(appointment: AppointmentRead, kind: Any) -> tuple[str, str, date] | None:
+    """What the reschedule search needs from the appointment: type id, provider, its day."""
+    if kind is None or appointment.status != "upcoming":
+        return None
+    first = parse_timestamp(appointment.start_date).astimezone(zone()).date()
+    return str(kind.id), str(appointment.provider_id), first
+
+
+def _hinted_plan(args: MultiDict[str, str]) -> tuple[str, str, date] | None:
+    """The plan the link to this page carried (`type`, `provider`, `from`), if readable."""
+    type_id, provider_id = args.get("type", ""), args.get("provider", "")
+    try:
+        first = date.fromisoformat(args.get("from", ""))
+    except ValueError:
+        return None
+    if not (is_uuid(type_id) and is_uuid(provider_id)):
+        return None
+    return type_id, provider_id, first
+
+
+def reschedule_url(appointment: AppointmentRead, kind: Any, **extra: Any) -> str:
+    """The reschedule page of `appointment`, carrying what its slot search needs."""
+    plan = _plan_of(appointment, kind)
+    hints = ({"type": plan[0], "provider": plan[1], "from": plan[2].isoformat()}
+             if plan else {})
+    return url_for("appointments.edit", appointment_id=appointment.id, **hints, **extra)
+
+
 def _reschedule_page(appointment_id: uuid.UUID, *, form: RescheduleForm | None = None,
                      status: int = 200) -> Response:
+    """The reschedule page in one round of calls when its link carried the search's plan.
+
+    The slot search needs the appointment's type, provider and day; the link from the detail
+    page carries them, so the search runs alongside the reads. Should the appointment have
+    changed since (or the link lack them), the search runs again with the real ones.
+    """
     client = api()
     args = request.args
     pick = args.get("range", "around")
     pick = pick if pick in ("around", "today", "week", "next-week") else "around"
     any_provider = args.get("anyone") == "1"
-    me, types, providers, appointment = client.concurrently(
-        *catalog_calls(client), lambda: client.get_appointment(appointment_id))
-    remember_me(me)
-    if pick == "around":  # the seven days from the appointment's current day
-        first = parse_timestamp(appointment.start_date).astimezone(zone()).date()
-        window = windows.days(first, first + timedelta(days=6), zone(), now())
-    else:
-        window = windows.quick(pick, now(), zone())
-    kind = _type_of(types, appointment)
-    found: Any = None
-    if kind is not None and appointment.status == "upcoming" and window.start < window.end:
+
+    def window_for(plan: tuple[str, str, date]) -> windows.Window:
+        if pick == "around":  # the seven days from the appointment's current day
+            return windows.days(plan[2], plan[2] + timedelta(days=6), zone(), now())
+        return windows.quick(pick, now(), zone())
+
+    def search(plan: tuple[str, str, date]) -> Callable[[], Any]:
+        window = window_for(plan)
+        if window.start >= window.end:
+            return lambda: None
         body = SlotSearch(
-            appointment_type_id=str(kind.id), start_date=window.start, end_date=window.end,
+            appointment_type_id=plan[0], start_date=window.start, end_date=window.end,
             limit=20,
-            requirements=None if any_provider else SlotCriteria(
-                provider_ids=[str(appointment.provider_id)]),
-            preferences=SlotCriteria(provider_ids=[str(appointment.provider_id)]))
-        found = guarded(lambda: client.search_slots(body))()
+            requirements=None if any_provider else SlotCriteria(provider_ids=[plan[1]]),
+            preferences=SlotCriteria(provider_ids=[plan[1]]))
+        return guarded(lambda: client.search_slots(body))
+
+    hinted = _hinted_plan(args)
+    me, types, providers, appointment, found = client.concurrently(
+        *catalog_calls(client), lambda: client.get_appointment(appointment_id),
+        search(hinted) if hinted else (lambda: None))
+    remember_me(me)
+    kind = _type_of(types, appointment)
+    plan = _plan_of(appointment, kind)
+    if plan != hinted:
+        found = search(plan)() if plan else None
+    first = parse_timestamp(appointment.start_date).astimezone(zone()).date()
+    window = window_for(plan or ("", "", first))
     names = _names(providers)
     if form is None:
         form = RescheduleForm(formdata=None)
@@ -303,9 +349,14 @@ def _reschedule_page(appointment_id: uuid.UUID, *, form: RescheduleForm | None =
     form.version.data = appointment.version
     form.seen.data = seen_token(appointment)
     slots = found.results if isinstance(found, SlotSearchResult) else []
+    links = [(value, text, reschedule_url(appointment, kind, range=value,
+                                          anyone="1" if any_provider else None))
+             for value, text in (("around", "Its week"), ("today", "Today"),
+                                 ("week", "This week"), ("next-week", "Next week"))]
+    toggle = reschedule_url(appointment, kind, range=pick, anyone=None if any_provider else "1")
     return render("appointments/reschedule.html", status=status, appointment=appointment,
                   kind=kind, form=form, slots=slots, names=names, pick=pick,
-                  any_provider=any_provider, window=window,
+                  any_provider=any_provider, window=window, links=links, toggle=toggle,
                   search_problem=found.detail if isinstance(found, ApiProblem) else None,
                   provider_name=names.get(str(appointment.provider_id), "Unknown provider"))
 

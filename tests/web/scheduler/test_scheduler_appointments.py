@@ -168,3 +168,35 @@ def test_changes_need_the_csrf_token(sched: Web) -> None:
     assert "This form has expired" in response.get_data(as_text=True)
     page = sched.client.get(f"/appointments/{APPOINTMENT}").get_data(as_text=True)
     assert "forged" not in page
+
+
+
+def test_reschedule_offers_free_slots_of_the_same_type_and_provider(sched: Web) -> None:
+    from datetime import UTC, datetime, timedelta
+
+    from app.api import models as m
+    from tests.factories import make_shift
+
+    start = datetime(2027, 2, 2, 14, 0, tzinfo=UTC)  # 9 AM in New York
+    with sched.app.extensions["shiftdesk"].db.unit_of_work(write=True) as session:
+        nurse = session.get(m.Provider, uid("user:ed.nurse1@example.com"))
+        make_shift(session, provider=nurse, team=session.get(m.Team, uid("team:Emergency")),
+                   role=session.get(m.Role, uid("role:Emergency:Registered Nurse")),
+                   start=start, hours=8, break_at=None)
+        booked = m.Appointment(type="Follow-up", appointment_type_id=uid("atype:follow"),
+                               status="upcoming", provider_id=nurse.id, member_id="M-future",
+                               start_date=start, end_date=start + timedelta(minutes=15),
+                               location="Room 1")
+        session.add(booked)
+        session.flush()
+        appointment = booked.id
+    page = sched.client.get(f"/appointments/{appointment}").get_data(as_text=True)
+    link = re.search(r'href="([^"]*/reschedule[^"]*)">Reschedule', page)
+    assert link is not None
+    assert "type=" in link.group(1)  # the link carries what the slot search needs
+    body = sched.client.get(link.group(1).replace("&amp;", "&")).get_data(as_text=True)
+    assert "Free slots with Ed Nurse 1" in body
+    assert ": Tue 2 Feb 2027, 9:15 AM EST with" in body  # right after its own time
+    assert ": Tue 2 Feb 2027, 9:00 AM EST with" not in body
+    plain = sched.client.get(f"/appointments/{appointment}/reschedule").get_data(as_text=True)
+    assert plain.count("Move here") == body.count("Move here") > 0  # same without the hints
