@@ -292,3 +292,57 @@ def test_find_slots_is_deterministic_whatever_the_input_order(s: dict, rnd: rand
 @given(scenarios())
 def test_find_slots_matches_a_minute_by_minute_search(s: dict) -> None:
     assert rules.find_slots(**s) == brute_force(s)
+
+
+def streamed(s: dict, possible: frozenset[str] | None, rnd: random.Random,
+             skills: dict[str, rules.SkillSet] | None = None) -> list[Slot]:
+    """`find_slots_in_order` on the scenario: segments and appointments in start order (ties
+    shuffled), time off up front, loads counted as the service counts them."""
+    window = s["window"]
+    events: list[WorkingSegment | Busy] = [*s["candidates"],
+                                           *(b for b in s["busy"] if b.kind == "appointment")]
+    rnd.shuffle(events)
+    events.sort(key=lambda e: e.start)
+    loads: dict[str, int] = {}
+    for b in s["busy"]:
+        if b.kind == "appointment" and Interval(b.start, b.end).overlaps(window):
+            loads[b.provider_id] = loads.get(b.provider_id, 0) + 1
+    return rules.find_slots_in_order(
+        events, [b for b in s["busy"] if b.kind == "time_off"], loads, possible,
+        s["type_length"], s["grid"], window, s["zone"], s["requirements"], s["preferences"],
+        s["limit"], skills=skills)
+
+
+@PROPERTY
+@given(scenarios(), st.sampled_from(["unknown", "exact", "more"]), st.booleans(),
+       st.randoms(use_true_random=False))
+def test_find_slots_in_order_stops_early_with_the_same_result(s: dict, known: str,
+                                                              with_skills: bool,
+                                                              rnd: random.Random) -> None:
+    providers = frozenset(c.provider_id for c in s["candidates"])
+    possible = {"unknown": None, "exact": providers, "more": frozenset(PROVIDERS)}[known]
+    # Skills as the service knows them: only the pairs a condition or the preference names.
+    named = {pair for r in (*s["requirements"].skills, s["preferences"].skill) if r is not None
+             for pair in SKILL_POOL if str(r).find(repr(pair[1])) >= 0}
+    skills = {c.provider_id: frozenset(c.skills & named) for c in s["candidates"]
+              if c.skills & named} if with_skills else None
+    assert streamed(s, possible, rnd, skills) == rules.find_slots(**s)
+
+
+def test_find_slots_in_order_reads_only_what_can_make_the_best() -> None:
+    # Forty providers each free all day; the best 3 are at the window's start, so the stream is
+    # abandoned long before its end.
+    window = Interval(T0, T0 + timedelta(days=14))
+    read: list[datetime] = []
+
+    def events():
+        for day in range(14):
+            for p in range(40):
+                start = T0 + timedelta(days=day)
+                read.append(start)
+                yield WorkingSegment(f"p{p:02}", "md", start, start + timedelta(hours=8))
+
+    found = rules.find_slots_in_order(events(), [], {}, None, 30, 15, window, NEW_YORK,
+                                      Requirements(), Preferences(), 3)
+    assert [(s.provider_id, s.start) for s in found] == [("p00", T0), ("p01", T0), ("p02", T0)]
+    assert len(read) <= 80

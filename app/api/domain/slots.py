@@ -25,6 +25,8 @@ Rules (DESIGN.md "Slot search"):
 
 from __future__ import annotations
 
+import heapq
+from bisect import bisect_left
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -262,3 +264,203 @@ def _earliest_starts(segments: Sequence[WorkingSegment], blocked: Sequence[Inter
                     break
                 starts.add(start)
     return sorted(starts)[:limit]
+
+
+def base_score(provider_id: str, skills: SkillSet, load: int, preferences: Preferences) -> float:
+    """The part of a provider's slot scores that does not depend on the start: fewer
+    appointments in the window, a preferred provider and preferred skills score higher."""
+    base = LOAD_SCORE / (1 + load)
+    if provider_id in preferences.provider_ids:
+        base += PREFERRED_PROVIDER_SCORE
+    if preferences.skill is not None and meets(preferences.skill, skills):
+        base += PREFERRED_SKILL_SCORE
+    return base
+
+
+def _step(start: datetime, step: timedelta, grid: int, zone: ZoneInfo) -> datetime:
+    """The grid instant after `start` (as `grid_starts` walks it, across offset changes too)."""
+    following = start + step
+    return following if on_grid(following, grid, zone) else \
+        _next_on_grid(start + _MINUTE, grid, zone)
+
+
+@dataclass
+class _Pending:
+    """A segment being read: the next grid instant to try, slots found so far, where it ends."""
+
+    segment: WorkingSegment
+    next: datetime
+    end: datetime
+    count: int = 0
+
+
+def find_slots_in_order(
+    events: Iterable[WorkingSegment | Busy],
+    time_off: Iterable[Busy],
+    loads: Mapping[str, int],
+    possible: Iterable[str] | None,
+    type_length: int,
+    grid: int,
+    window: Interval[datetime],
+    zone: ZoneInfo,
+    requirements: Requirements,
+    preferences: Preferences,
+    limit: int,
+    skills: Mapping[str, SkillSet] | None = None,
+) -> list[Slot]:
+    """`find_slots` over a stream read in start order, stopping as soon as nothing unread can
+    make the best `limit`; the result is exactly `find_slots`'s on the same data.
+
+    - `events`: working segments and appointments (busy time), ordered by start (ties in any
+      order), e.g. one `ORDER BY start_date` query that may then be read only in part;
+    - `time_off`: the other busy time (any order), all of it up front;
+    - `loads`: each provider's appointments overlapping the window (absent: none);
+    - `possible`: every provider that may have an eligible segment in `events` (None: unknown),
+      and `skills`: every provider's skills as far as the conditions and the preferred skill
+      name them (absent: none; None: unknown); both only tighten the bound used to stop early.
+
+    Once the stream has reached instant `t`, every appointment starting before `t` is known, so
+    a slot ending by `t` is decided: each segment read is tried grid instant by grid instant up
+    to the stream's position. Untried slots start no earlier than the `frontier` (the position,
+    or the next instant a segment read will try), so none of them can score above the best base
+    of a provider that may still add a slot plus the earliness at the frontier; once that bound
+    falls below the `limit`-th score found, reading stops.
+    """
+    if type_length <= 0 or grid <= 0 or limit <= 0:
+        raise ValueError("length, grid and limit must be positive")
+    length = timedelta(minutes=type_length)
+    step = timedelta(minutes=grid)
+    span = (window.end - window.start).total_seconds()
+    blocked: dict[str, list[Interval[datetime]]] = defaultdict(list)
+    for item in time_off:
+        if (interval := make(item.start, item.end)) is not None:
+            blocked[item.provider_id].append(interval)
+    bases: dict[str, float] = {}
+    starts: dict[str, list[datetime]] = defaultdict(list)
+    found: list[Slot] = []
+    best: list[float] = []  # min-heap of the best `limit` scores found
+    pending: list[_Pending] = []
+
+    # Bound on the base of a provider that may still add a slot: providers by best possible base.
+    none: SkillSet = frozenset()
+
+    def skill_bonus(provider_id: str | None) -> float:
+        if preferences.skill is None:
+            return 0.0
+        if skills is None:
+            return PREFERRED_SKILL_SCORE  # unknown skills: assume the best
+        own = skills.get(provider_id, none) if provider_id is not None else none
+        return PREFERRED_SKILL_SCORE if meets(preferences.skill, own) else 0.0
+
+    def ceiling(provider_id: str) -> float:
+        base = LOAD_SCORE / (1 + loads.get(provider_id, 0)) + skill_bonus(provider_id)
+        return base + (PREFERRED_PROVIDER_SCORE if provider_id in preferences.provider_ids
+                       else 0.0)
+
+    def may_qualify(provider_id: str) -> bool:
+        if requirements.provider_ids is not None and provider_id not in requirements.provider_ids:
+            return False
+        return skills is None or all(meets(r, skills.get(provider_id, none))
+                                     for r in requirements.skills)
+
+    # Without `possible`, any provider may turn up: those whose preferences score more are
+    # bounded one by one, everyone else by `others` (None: no one else may qualify).
+    others: float | None = None
+    named: Iterable[str] = possible if possible is not None else ()
+    if possible is None:
+        named = {*preferences.provider_ids,
+                 *(p for p in (skills or {}) if skill_bonus(p) > skill_bonus(None))}
+        if skills is None or all(meets(r, none) for r in requirements.skills):
+            others = LOAD_SCORE + skill_bonus(None)
+        else:  # only providers with some named skill qualify, and `skills` lists them all
+            named = {*named, *skills}
+    candidates = [(-ceiling(p), p) for p in set(named) if may_qualify(p)]
+    heapq.heapify(candidates)
+    known = {p for _, p in candidates}
+
+    def add(provider_id: str, start: datetime) -> None:
+        own = starts[provider_id]
+        index = bisect_left(own, start)
+        if index < len(own) and own[index] == start:
+            return
+        own.insert(index, start)
+        earliness = 1 - (start - window.start).total_seconds() / span
+        score = round(bases[provider_id] + EARLINESS_SCORE * earliness, 6)
+        found.append(Slot(start=start, end=start + length, provider_id=provider_id, score=score))
+        if len(best) < limit:
+            heapq.heappush(best, score)
+        elif score > best[0]:
+            heapq.heapreplace(best, score)
+
+    def advance(item: _Pending, horizon: datetime) -> bool:
+        """Try the segment's grid instants whose slot ends by `horizon`; False once done."""
+        provider_id = item.segment.provider_id
+        until = min(item.end, horizon)
+        while item.count < limit and item.next + length <= until:
+            start, finish = item.next, item.next + length
+            clash = None
+            for busy in blocked.get(provider_id, ()):
+                if busy.start < finish and start < busy.end and (clash is None
+                                                                 or clash < busy.end):
+                    clash = busy.end
+            if clash is None:
+                add(provider_id, start)
+                item.count += 1
+                item.next = _step(start, step, grid, zone)
+            else:  # every instant before the clash's end overlaps it
+                item.next = _next_on_grid(clash, grid, zone)
+        return item.count < limit and item.next + length <= item.end
+
+    def exhausted(provider_id: str, frontier: datetime) -> bool:
+        # `limit` slots of this provider start before anything it may still add: none of its
+        # later slots can make the best `limit`.
+        return bisect_left(starts.get(provider_id, []), frontier) >= limit
+
+    def done(frontier: datetime) -> bool:
+        if len(best) < limit:
+            return False
+        while candidates and exhausted(candidates[0][1], frontier):
+            heapq.heappop(candidates)
+        tops = [top for top in (others, -candidates[0][0] if candidates else None)
+                if top is not None]
+        if not tops:
+            return True
+        top = max(tops)
+        earliest = max(frontier, window.start)
+        bound = top + EARLINESS_SCORE * (1 - (earliest - window.start).total_seconds() / span)
+        return bound + 1e-6 < best[0]
+
+    position: datetime | None = None
+    for event in events:
+        if position is None or position < event.start:
+            position = event.start
+            pending = [item for item in pending if advance(item, position)]
+            frontier = min((item.next for item in pending), default=position)
+            if done(min(frontier, position)):
+                break
+        if isinstance(event, Busy):
+            if (interval := make(event.start, event.end)) is not None:
+                blocked[event.provider_id].append(interval)
+            continue
+        if not (event.start < event.end and eligible(event, requirements)):
+            continue
+        inside = clip([Interval(event.start, event.end)], window)
+        if not inside:
+            continue
+        provider_id = event.provider_id
+        if provider_id not in bases:
+            bases[provider_id] = base_score(provider_id, event.skills,
+                                             loads.get(provider_id, 0), preferences)
+            if others is None and provider_id not in known:
+                known.add(provider_id)
+                heapq.heappush(candidates, (-ceiling(provider_id), provider_id))
+        pending.append(_Pending(event, _next_on_grid(inside[0].start, grid, zone),
+                                inside[0].end))
+    else:
+        for item in pending:
+            advance(item, window.end)
+
+    kept = [slot for slot in found
+            if bisect_left(starts[slot.provider_id], slot.start) < limit]
+    kept.sort(key=lambda s: (-s.score, s.start, s.provider_id))
+    return kept[:limit]

@@ -55,6 +55,8 @@ class Appointment(Base):
         one_of("status", APPOINTMENT_STATUSES),
         end_after_start(),
         Index(None, "start_date", "id"),
+        # Slot search counts and reads busy time by start from this index alone.
+        Index("ix_appointments_slot_search", "start_date", "end_date", "provider_id", "status"),
         Index(None, "provider_id", "start_date"),
         Index(None, "member_id"),
         Index(None, "status"),

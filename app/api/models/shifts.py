@@ -87,6 +87,9 @@ class ShiftSegment(Base):
         end_after_start(),
         Index(None, "shift_id", "start_date"),
         Index(None, "role_id", "start_date"),
+        # Slot search reads candidate segments by start and filters them from this index alone.
+        Index("ix_shift_segments_slot_search", "start_date", "end_date", "type", "is_break",
+              "is_on_call", "role_id", "shift_id"),
     )
 
     id: Mapped[uuid.UUID] = mapped_column(primary_key=True, default=new_id)

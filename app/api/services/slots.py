@@ -1,22 +1,43 @@
-"""Appointment slot search: load what `app.api.domain.slots.find_slots` needs in three statements.
+"""Appointment slot search in three statements, reading only what can make the best slots.
 
-(1) the appointment type; (2) one UNION ALL of the candidate working segments (with each
-provider's licensed regions and team) and those providers' skill and enrollment rows; (3) one
-UNION ALL of those providers' busy time in the window: appointments that are not cancelled and
-approved time off with its days. The number of statements never depends on the window or the
-data. The rules themselves live in the domain module. Must not commit, write or know Flask.
+(1) the appointment type; (2) one UNION ALL of what is known per provider up front: the count of
+their appointments in the window (the load in the score), approved time off with its days, only
+the skill, enrollment and licensed-region rows the type's and the request's conditions name, and,
+for a type limited to some roles, which providers have a candidate segment at all; (3) one
+UNION ALL of candidate working segments and live appointments in the window ordered by start,
+which `app.api.domain.slots.find_slots_in_order` reads only as far as a slot there could still
+make the top `limit` (then the statement is closed). The number of statements never depends on
+the window or the data, and the result is exactly `find_slots`'s. The rules themselves live in
+the domain module. Must not commit, write or know Flask.
 """
 
 from __future__ import annotations
 
 import uuid
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from itertools import chain
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from sqlalchemy import ColumnElement, Select, String, false, literal, null, select, type_coerce
+from sqlalchemy import (
+    ColumnElement,
+    Integer,
+    Select,
+    String,
+    and_,
+    cast,
+    false,
+    func,
+    literal,
+    null,
+    or_,
+    select,
+    type_coerce,
+    union_all,
+)
 from sqlalchemy.orm import Session
 
 from app.api.auth import Actor
@@ -81,130 +102,247 @@ def _check_window(body: SlotSearch) -> Interval[datetime]:
     return Interval(body.start_date, body.end_date)
 
 
-def _segment_filters(kind: AppointmentType, window: Interval[datetime],
-                     requirements: SlotCriteria | None) -> list[ColumnElement[bool]]:
+def _segment_filters(kind: AppointmentType, requirements: SlotCriteria | None, *,
+                     ordered: bool = False) -> list[ColumnElement[bool]]:
+    """Which segments are candidates, whatever their time. With `ordered`, the role condition
+    is written so that no role index can serve it: the planner then walks the start-date index
+    in order and the stream can be read lazily, instead of sorting every segment first."""
+    def plain(column: Any) -> Any:
+        return func.coalesce(column, column) if ordered else column  # the same value
+
     filters: list[ColumnElement[bool]] = [
         ShiftSegment.type == "working",
         ShiftSegment.is_break == false(),
         ShiftSegment.is_on_call == false(),
-        Shift.is_callout == false(),
-        Provider.status == "active",
-        ShiftSegment.start_date < window.end,
-        ShiftSegment.end_date > window.start,
+        plain(Shift.is_callout) == false(),
+        plain(Provider.status) == "active",
     ]
     if kind.allowed_roles is not None:
-        filters.append(ShiftSegment.role_id.in_(_uuids(kind.allowed_roles)))
+        filters.append(plain(ShiftSegment.role_id).in_(_uuids(kind.allowed_roles)))
     if requirements is not None and requirements.provider_ids is not None:
         filters.append(Shift.provider_id.in_(_uuids(requirements.provider_ids)))
     return filters
 
 
-def _candidate_statement(filters: list[ColumnElement[bool]]) -> tuple[Any, Select[Any]]:
-    """The UNION ALL of candidate segments and their providers' skills, and the provider ids."""
-    joined = (select(Shift.provider_id)
-              .select_from(ShiftSegment)
-              .join(Shift, Shift.id == ShiftSegment.shift_id)
-              .join(Provider, Provider.id == Shift.provider_id)
-              .where(*filters))
-    text = String()
-    segments = joined.with_only_columns(
-        literal("segment", text).label("kind"),
-        Shift.provider_id.label("provider_id"),
-        Provider.team_id.label("team_id"),
-        ShiftSegment.role_id.label("role_id"),
-        ShiftSegment.start_date.label("start_date"),
-        ShiftSegment.end_date.label("end_date"),
-        Provider.licensed_regions.label("regions"),
-        type_coerce(null(), text).label("skill"),
-        type_coerce(null(), text).label("value"),
-    )
-    providers = joined.distinct()
-    skills = select(
-        literal("skill", text), ProviderSkill.provider_id, null(), null(), null(), null(), null(),
-        ProviderSkill.skill_name, ProviderSkill.value,
-    ).where(ProviderSkill.provider_id.in_(providers))
-    enrollments = select(
-        literal("skill", text), provider_enrollments.c.provider_id, null(), null(), null(),
-        null(), null(), literal(rules.ENROLLMENT, text), Enrollment.name,
-    ).join(Enrollment, Enrollment.id == provider_enrollments.c.enrollment_id).where(
-        provider_enrollments.c.provider_id.in_(providers)
-    )
-    return providers, segments.union_all(skills, enrollments)
+def _inside(start: Any, window: Interval[datetime]) -> list[ColumnElement[bool]]:
+    """Rows starting inside the window: one range of a start-date index, in order."""
+    return [start >= window.start, start < window.end]
 
 
-def _busy_statement(providers: Select[Any], window: Interval[datetime]) -> Any:
-    """The UNION ALL of the providers' live appointments and approved time off (with its days)."""
+def _begun_before(start: Any, end: Any, window: Interval[datetime]) -> list[ColumnElement[bool]]:
+    """Rows begun before the window and still running at its start (few)."""
+    return [start < window.start, end > window.start]
+
+
+def _segments(filters: list[ColumnElement[bool]]) -> Select[Any]:
+    return (select(Shift.provider_id)
+            .select_from(ShiftSegment)
+            .join(Shift, Shift.id == ShiftSegment.shift_id)
+            .join(Provider, Provider.id == Shift.provider_id)
+            .where(*filters))
+
+
+def _equal_conditions(requirement: Any) -> Iterator[tuple[str, str]]:
+    """The `(skill, value)` pairs a requirement in its wire shape names (all `meets` looks at)."""
+    if not isinstance(requirement, Mapping):
+        return
+    if requirement.get("type") == "equal":
+        yield str(requirement.get("skill")), str(requirement.get("value"))
+    for entry in requirement.get("entries") or []:
+        yield from _equal_conditions(entry)
+
+
+def _facts_statement(kind: AppointmentType, window: Interval[datetime],
+                     required_ids: list[uuid.UUID] | None, pairs: set[tuple[str, str]],
+                     requirements: SlotCriteria | None) -> Any:
+    """One UNION ALL of what is known before reading the window in order: each provider's
+    appointments starting in the window (a count), the candidate segments and live appointments
+    begun before the window and still running (few), approved time off (with its days), the
+    skill, enrollment and licensed-region rows the conditions name, and, when the type allows
+    only some roles, which providers have a candidate segment starting in the window."""
     text = String()
-    appointments = select(
-        literal("appointment", text).label("kind"),
-        Appointment.provider_id.label("provider_id"),
-        Appointment.start_date.label("start_date"),
-        Appointment.end_date.label("end_date"),
-        type_coerce(null(), TimeOffRequest.is_full_day.type).label("is_full_day"),
-        type_coerce(null(), UtcDateTime()).label("day"),
-        type_coerce(null(), Appointment.id.type).label("request_id"),
+    number = Integer()
+
+    def row(kind_name: str, provider_id: Any, *, count: Any = None, start: Any = None,
+            end: Any = None, team: Any = None, role: Any = None, full_day: Any = None,
+            day: Any = None, request_id: Any = None, skill: Any = None, value: Any = None,
+            regions: Any = None) -> list[Any]:
+        def typed(value: Any, kind: Any) -> Any:
+            # A typed NULL: PostgreSQL types a column of NULLs as text across a UNION.
+            return cast(null(), kind) if value is None else value
+
+        return [
+            literal(kind_name, text).label("kind"), provider_id.label("provider_id"),
+            typed(count, number).label("count"), typed(start, UtcDateTime()).label("start_date"),
+            typed(end, UtcDateTime()).label("end_date"),
+            typed(team, Provider.team_id.type).label("team_id"),
+            typed(role, ShiftSegment.role_id.type).label("role_id"),
+            typed(full_day, TimeOffRequest.is_full_day.type).label("is_full_day"),
+            typed(day, UtcDateTime()).label("day"),
+            typed(request_id, Appointment.id.type).label("request_id"),
+            typed(skill, text).label("skill"), typed(value, text).label("value"),
+            typed(regions, Provider.licensed_regions.type).label("regions"),
+        ]
+
+    live = Appointment.status.not_in(FREEING_STATUSES)
+    loads = (select(*row("load", Appointment.provider_id, count=func.count()))
+             .where(live, *_inside(Appointment.start_date, window))
+             .group_by(Appointment.provider_id))
+    appointments_before = select(*row(
+        "appointment", Appointment.provider_id, start=Appointment.start_date,
+        end=Appointment.end_date,
+    )).where(live, *_begun_before(Appointment.start_date, Appointment.end_date, window))
+    segments_before = _segments(_segment_filters(kind, requirements, ordered=True)) \
+        .with_only_columns(*row(
+        "segment", Shift.provider_id, start=ShiftSegment.start_date, end=ShiftSegment.end_date,
+        team=Provider.team_id, role=ShiftSegment.role_id,
+    )).where(*_begun_before(ShiftSegment.start_date, ShiftSegment.end_date, window))
+    time_off = select(*row(
+        "time_off", TimeOffRequest.provider_id, start=TimeOffRequest.start_date,
+        end=TimeOffRequest.end_date, full_day=TimeOffRequest.is_full_day, day=TimeOffDay.date,
+        request_id=TimeOffRequest.id,
+    )).select_from(TimeOffRequest).outerjoin(
+        TimeOffDay, TimeOffDay.request_id == TimeOffRequest.id
     ).where(
-        Appointment.provider_id.in_(providers),
-        Appointment.status.not_in(FREEING_STATUSES),
-        Appointment.start_date < window.end,
-        Appointment.end_date > window.start,
-    )
-    time_off = select(
-        literal("time_off", text), TimeOffRequest.provider_id, TimeOffRequest.start_date,
-        TimeOffRequest.end_date, TimeOffRequest.is_full_day, TimeOffDay.date, TimeOffRequest.id,
-    ).outerjoin(TimeOffDay, TimeOffDay.request_id == TimeOffRequest.id).where(
-        TimeOffRequest.provider_id.in_(providers),
         TimeOffRequest.status == "approved",
         TimeOffRequest.start_date < window.end + _TIME_OFF_MARGIN,
         TimeOffRequest.end_date > window.start - _TIME_OFF_MARGIN,
     )
-    return appointments.union_all(time_off)
+    if required_ids is not None:
+        loads = loads.where(Appointment.provider_id.in_(required_ids))
+        appointments_before = appointments_before.where(
+            Appointment.provider_id.in_(required_ids))
+        time_off = time_off.where(TimeOffRequest.provider_id.in_(required_ids))
+    parts: list[Any] = [loads, appointments_before, segments_before, time_off]
+    skills = [(name, value) for name, value in sorted(pairs)]
+    if skills:
+        parts.append(select(*row(
+            "skill", ProviderSkill.provider_id, skill=ProviderSkill.skill_name,
+            value=ProviderSkill.value,
+        )).where(or_(*(and_(ProviderSkill.skill_name == name, ProviderSkill.value == value)
+                       for name, value in skills))))
+    enrollments = sorted(value for name, value in pairs if name == rules.ENROLLMENT)
+    if enrollments:
+        parts.append(select(*row(
+            "skill", provider_enrollments.c.provider_id, skill=literal(rules.ENROLLMENT, text),
+            value=Enrollment.name,
+        )).select_from(provider_enrollments).join(
+            Enrollment, Enrollment.id == provider_enrollments.c.enrollment_id
+        ).where(Enrollment.name.in_(enrollments)))
+    if any(name == rules.LICENSED_REGION for name, _value in pairs):
+        parts.append(select(*row("regions", Provider.id, regions=Provider.licensed_regions))
+                     .where(Provider.status == "active"))
+    if kind.allowed_roles is not None and required_ids is None:
+        # Providers of the shifts with a candidate segment starting in the window (the shifts
+        # found from the segment index alone); those begun before come with their rows.
+        shifts = select(ShiftSegment.shift_id).where(
+            ShiftSegment.type == "working", ShiftSegment.is_break == false(),
+            ShiftSegment.is_on_call == false(),
+            func.coalesce(ShiftSegment.role_id, ShiftSegment.role_id).in_(
+                _uuids(kind.allowed_roles)),
+            *_inside(ShiftSegment.start_date, window))
+        eligible = (select(Shift.provider_id)
+                    .join(Provider, Provider.id == Shift.provider_id)
+                    .where(Shift.id.in_(shifts), Shift.is_callout == false(),
+                           Provider.status == "active")
+                    .distinct().subquery())
+        parts.append(select(*row("eligible", eligible.c.provider_id)))
+    return union_all(*parts)
 
 
-def _candidates(rows: Iterable[Any], actor: Actor) -> list[rules.WorkingSegment]:
-    """Working segments with their provider's skills, for providers the actor may book."""
-    skill_rows: dict[str, list[tuple[str, str]]] = defaultdict(list)
-    segment_rows: list[Any] = []
-    for row in rows:
-        if row.kind == "segment":
-            segment_rows.append(row)
-        else:
-            skill_rows[str(row.provider_id)].append((row.skill, row.value))
-    bookable: dict[str, bool] = {}
-    segments: list[rules.WorkingSegment] = []
-    for row in segment_rows:
-        provider_id = str(row.provider_id)
-        if provider_id not in bookable:
-            bookable[provider_id] = actor.can("create", "Appointment", {
-                "providerId": provider_id, "status": "upcoming",
-                "teamId": str(row.team_id) if row.team_id else None,
-            })
-        if not bookable[provider_id]:
-            continue
-        skills = rules.skill_set(skill_rows[provider_id], licensed_regions=row.regions or [])
-        segments.append(rules.WorkingSegment(
-            provider_id=provider_id, role_id=str(row.role_id) if row.role_id else None,
-            start=row.start_date, end=row.end_date, skills=skills,
-        ))
-    return segments
+def _stream_statement(kind: AppointmentType, window: Interval[datetime],
+                      requirements: SlotCriteria | None,
+                      required_ids: list[uuid.UUID] | None) -> Any:
+    """Candidate segments (with their provider's team) and live appointments starting inside the
+    window, by start: two ranges of start-date indexes, merged lazily, so reading can stop
+    early."""
+    text = String()
+    segments = _segments(_segment_filters(kind, requirements, ordered=True)).with_only_columns(
+        literal("segment", text).label("kind"), Shift.provider_id.label("provider_id"),
+        Provider.team_id.label("team_id"), ShiftSegment.role_id.label("role_id"),
+        ShiftSegment.start_date.label("start_date"), ShiftSegment.end_date.label("end_date"),
+    ).where(*_inside(ShiftSegment.start_date, window))
+    appointments = select(
+        literal("appointment", text), Appointment.provider_id,
+        type_coerce(null(), Provider.team_id.type),
+        type_coerce(null(), ShiftSegment.role_id.type),
+        Appointment.start_date, Appointment.end_date,
+    ).where(Appointment.status.not_in(FREEING_STATUSES), *_inside(Appointment.start_date, window))
+    if required_ids is not None:
+        appointments = appointments.where(Appointment.provider_id.in_(required_ids))
+    compound = union_all(segments, appointments)
+    return compound.order_by(compound.selected_columns.start_date)
 
 
-def _busy(rows: Iterable[Any], zone: ZoneInfo) -> list[rules.Busy]:
-    """Busy intervals: each appointment as booked, each time off request as it blocks."""
-    busy: list[rules.Busy] = []
+@dataclass
+class _Facts:
+    loads: dict[str, int] = field(default_factory=dict)
+    time_off: list[rules.Busy] = field(default_factory=list)
+    skills: dict[str, rules.SkillSet] = field(default_factory=dict)
+    eligible: set[str] | None = None
+    before: list[Any] = field(default_factory=list)  # stream rows begun before the window
+
+
+def _facts(rows: Iterable[Any], zone: ZoneInfo, *, role_limited: bool) -> _Facts:
+    facts = _Facts(eligible=set() if role_limited else None)
+    pairs: dict[str, list[tuple[str, str]]] = defaultdict(list)
+    regions: dict[str, list[str]] = {}
     requests: dict[Any, tuple[Any, list[datetime]]] = {}
     for row in rows:
-        if row.kind == "appointment":
-            busy.append(rules.Busy(str(row.provider_id), row.start_date, row.end_date))
-        else:
+        kind = row.kind
+        if kind == "load":
+            provider_id = str(row.provider_id)
+            facts.loads[provider_id] = facts.loads.get(provider_id, 0) + int(row.count)
+        elif kind == "appointment":
+            provider_id = str(row.provider_id)
+            facts.loads[provider_id] = facts.loads.get(provider_id, 0) + 1
+            facts.before.append(row)
+        elif kind == "segment":
+            facts.before.append(row)
+            if facts.eligible is not None:
+                facts.eligible.add(str(row.provider_id))
+        elif kind == "time_off":
             _, days = requests.setdefault(row.request_id, (row, []))
             if row.day is not None:
                 days.append(row.day)
+        elif kind == "skill":
+            pairs[str(row.provider_id)].append((row.skill, row.value))
+        elif kind == "regions":
+            regions[str(row.provider_id)] = list(row.regions or [])
+        elif facts.eligible is not None:
+            facts.eligible.add(str(row.provider_id))
     for row, days in requests.values():
         for block in rules.time_off_block(row.start_date, row.end_date,
                                           is_full_day=row.is_full_day, days=days, zone=zone):
-            busy.append(rules.Busy(str(row.provider_id), block.start, block.end, "time_off"))
-    return busy
+            facts.time_off.append(rules.Busy(str(row.provider_id), block.start, block.end,
+                                             "time_off"))
+    facts.skills = {p: rules.skill_set(pairs.get(p, ()), licensed_regions=regions.get(p, ()))
+                    for p in pairs.keys() | regions.keys()}
+    facts.before.sort(key=lambda r: r.start_date)
+    return facts
+
+
+def _events(rows: Iterable[Any], actor: Actor, skills: Mapping[str, rules.SkillSet]
+            ) -> Iterator[rules.WorkingSegment | rules.Busy]:
+    """The stream as domain values; segments of providers the actor may not book are left out."""
+    bookable: dict[str, bool] = {}
+    empty: rules.SkillSet = frozenset()
+    for row in rows:
+        provider_id = str(row.provider_id)
+        if row.kind == "appointment":
+            yield rules.Busy(provider_id, row.start_date, row.end_date)
+            continue
+        allowed = bookable.get(provider_id)
+        if allowed is None:
+            allowed = bookable[provider_id] = actor.can("create", "Appointment", {
+                "providerId": provider_id, "status": "upcoming",
+                "teamId": str(row.team_id) if row.team_id else None,
+            })
+        if allowed:
+            yield rules.WorkingSegment(
+                provider_id=provider_id, role_id=str(row.role_id) if row.role_id else None,
+                start=row.start_date, end=row.end_date, skills=skills.get(provider_id, empty),
+            )
 
 
 def _criteria(criteria: SlotCriteria | None) -> tuple[frozenset[str] | None, Any]:
@@ -229,10 +367,6 @@ def search_slots(session: Session, *, actor: Actor, body: SlotSearch, grid: int,
     kind = _load_type(session, body.appointment_type_id)
     required_ids, required_skill = _criteria(body.requirements)
     preferred_ids, preferred_skill = _criteria(body.preferences)
-    providers, candidates = _candidate_statement(
-        _segment_filters(kind, window, body.requirements))
-    segments = _candidates(session.execute(candidates), actor)
-    busy = _busy(session.execute(_busy_statement(providers, window)), zone)
     requirements = rules.Requirements(
         allowed_roles=(frozenset(str(i) for i in _uuids(kind.allowed_roles))
                        if kind.allowed_roles is not None else None),
@@ -241,8 +375,23 @@ def search_slots(session: Session, *, actor: Actor, body: SlotSearch, grid: int,
     )
     preferences = rules.Preferences(provider_ids=preferred_ids or frozenset(),
                                     skill=preferred_skill)
-    found = rules.find_slots(segments, busy, kind.length, grid, window, zone, requirements,
-                             preferences, body.limit)
+    pairs = {pair for requirement in (*requirements.skills, preferred_skill)
+             for pair in _equal_conditions(requirement)}
+    required = (_uuids(body.requirements.provider_ids)
+                if body.requirements is not None and body.requirements.provider_ids is not None
+                else None)
+    facts = _facts(
+        session.execute(_facts_statement(kind, window, required, pairs, body.requirements)),
+        zone, role_limited=kind.allowed_roles is not None and required is None)
+    possible = facts.eligible if required_ids is None else required_ids
+    stream = session.execute(_stream_statement(kind, window, body.requirements, required))
+    try:
+        found = rules.find_slots_in_order(
+            _events(chain(facts.before, stream), actor, facts.skills), facts.time_off,
+            facts.loads, possible, kind.length, grid, window, zone, requirements, preferences,
+            body.limit, skills=facts.skills)
+    finally:
+        stream.close()  # the rest of the stream is not needed: stop the query
     type_id = str(kind.id)
     return SlotSearchResult(results=[
         AppointmentSlot(score=slot.score, appointment_type_id=type_id, start_date=slot.start,
