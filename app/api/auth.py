@@ -4,11 +4,21 @@ A bearer token is either an RS256 JWT from the identity provider (verified again
 bot's opaque API token (looked up by its SHA-256 hash). Either way the token names a user, whose
 RBAC roles give the permission rules. Routes call `actor.require(...)` for one object and
 `actor.where(...)` to filter lists. Raises `unauthenticated` (401) and `unauthorized` (403).
+
+Per process, a verified JWT's subject and a user's actor are kept for at most `AUTH_TTL_SECONDS`
+(a JWT no longer than it is valid), so most requests skip the signature check and the four
+statements that build an actor. Any write to a table an actor is built from (users, providers,
+teams, team managers, RBAC roles and their users, permissions) through this process's database
+engines drops every kept actor, when executed and again when committed, so a change made here
+(e.g. `PATCH /v1/permissions/{id}`) applies to the very next request; a change made by another
+process (another worker, the CLI) applies within `AUTH_TTL_SECONDS`.
 """
 
 from __future__ import annotations
 
 import hashlib
+import threading
+import time
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -16,7 +26,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from flask import request
-from sqlalchemy import ColumnElement, select
+from sqlalchemy import ColumnElement, Engine, event, select
 from sqlalchemy.orm import Session
 
 from app.api.authorization import Fields, sql_filter
@@ -27,6 +37,57 @@ from app.api.tokens import TokenInvalid
 from app.contract.problems import ProblemCode
 
 BOT_TOKEN_PREFIX = "sdk_"
+
+AUTH_TTL_SECONDS = 5.0
+"""How long this process reuses a verified JWT's subject and a user's actor (see above)."""
+
+_ACTOR_TABLES = ("users", "providers", "teams", "team_managers", "user_rbac_roles",
+                 "rbac_roles", "permissions")
+_MAX_KEPT = 10_000
+
+
+class _Kept:
+    """Verified JWT subjects and actors of this process, dropped on any write they depend on."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.generation = 0
+        self.subjects: dict[str, tuple[float, uuid.UUID]] = {}
+        self.actors: dict[tuple[int, uuid.UUID], tuple[float, int, Actor]] = {}
+
+    def forget(self) -> None:
+        with self.lock:
+            self.generation += 1
+            self.actors.clear()
+
+
+_kept = _Kept()
+
+
+def _touches_actors(statement: str) -> bool:
+    head = statement.lstrip()[:6].upper()
+    if head not in ("INSERT", "UPDATE", "DELETE"):
+        return False
+    text = statement.lower()
+    return any(table in text for table in _ACTOR_TABLES)
+
+
+@event.listens_for(Engine, "before_cursor_execute")
+def _on_execute(conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
+    if _touches_actors(statement):
+        conn.info["shiftdesk_actors_changed"] = True
+        _kept.forget()
+
+
+@event.listens_for(Engine, "commit")
+def _on_commit(conn: Any) -> None:
+    if conn.info.pop("shiftdesk_actors_changed", False):
+        _kept.forget()
+
+
+@event.listens_for(Engine, "rollback")
+def _on_rollback(conn: Any) -> None:
+    conn.info.pop("shiftdesk_actors_changed", None)
 
 
 def _unauthenticated(detail: str, *, error: bool = True) -> ProblemError:
@@ -97,13 +158,25 @@ def _user_from_bot_token(session: Session, token: str) -> uuid.UUID:
 def _user_from_jwt(token: str) -> uuid.UUID:
     from flask import current_app
 
+    now = time.time()
+    kept = _kept.subjects.get(token)
+    if kept is not None and now < kept[0]:
+        return kept[1]
     verifier = current_app.extensions["shiftdesk"].verifier
     try:
         claims = verifier.verify(token)
-        return uuid.UUID(str(claims["sub"]))
+        subject = uuid.UUID(str(claims["sub"]))
     except (TokenInvalid, ValueError) as exc:
         raise _unauthenticated("The access token is invalid or has expired; sign in again.") \
             from exc
+    expires = claims.get("exp")
+    until = min(now + AUTH_TTL_SECONDS,
+                float(expires) if isinstance(expires, int | float) else now)
+    with _kept.lock:
+        if len(_kept.subjects) >= _MAX_KEPT:
+            _kept.subjects.clear()
+        _kept.subjects[token] = (until, subject)
+    return subject
 
 
 def load_actor(session: Session, user_id: uuid.UUID) -> Actor | None:
@@ -150,6 +223,25 @@ def load_actor(session: Session, user_id: uuid.UUID) -> Actor | None:
     )
 
 
+def _kept_actor(session: Session, user_id: uuid.UUID) -> Actor | None:
+    """`load_actor`, reusing this process's actor of the user while nothing it depends on
+    changed and for at most `AUTH_TTL_SECONDS`."""
+    key = (id(session.get_bind()), user_id)
+    now = time.monotonic()
+    kept = _kept.actors.get(key)
+    generation = _kept.generation
+    if kept is not None and now < kept[0] and kept[1] == generation:
+        return kept[2]
+    actor = load_actor(session, user_id)
+    if actor is not None:
+        with _kept.lock:
+            if _kept.generation == generation:  # nothing changed while it was being read
+                if len(_kept.actors) >= _MAX_KEPT:
+                    _kept.actors.clear()
+                _kept.actors[key] = (now + AUTH_TTL_SECONDS, generation, actor)
+    return actor
+
+
 def authenticate(session: Session) -> Actor:
     """The actor of the current request's bearer token, or 401 `unauthenticated`."""
     token = _bearer()
@@ -157,7 +249,7 @@ def authenticate(session: Session) -> Actor:
         user_id = _user_from_bot_token(session, token)
     else:
         user_id = _user_from_jwt(token)
-    actor = load_actor(session, user_id)
+    actor = _kept_actor(session, user_id)
     if actor is None:
         raise _unauthenticated("This account no longer exists or is not active.")
     return actor
