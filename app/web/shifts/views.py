@@ -13,6 +13,7 @@ Must not import `app.api`; it reaches the API only through `app.client`.
 from __future__ import annotations
 
 import uuid
+from dataclasses import replace
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
@@ -38,6 +39,7 @@ bp = Blueprint("shifts", __name__)
 
 LIST_DAYS = 28
 OPEN_DAYS = 28
+MINUTE = timedelta(minutes=1)
 EXPORT_PAST = timedelta(days=14)
 EXPORT_AHEAD = timedelta(days=120)
 
@@ -140,8 +142,15 @@ def _open_views() -> tuple[list[ShiftView], dict[str, list[ShiftView]]]:
     """The open shifts not yet started, and for each the provider's shifts it overlaps."""
     now = datetime.now(UTC)
     me, shifts, teams, labels = _fetch(open_query(now))
+    # Claims close the API's notice window before the start (the same setting it reads): say so
+    # instead of offering a button that can only be refused.
+    notice = timedelta(minutes=current_app.extensions["shiftdesk_web"].settings
+                       .claim_notice_minutes)
+    closed = (f"Starts too soon to claim here: claims close {minutes_words(notice // MINUTE)} "
+              "before the start. Call your manager if you can cover it.")
     views = [shift_view(s, teams, labels) for s in shifts
              if s.provider is None and s.start_date > now]
+    views = [replace(v, closed_note=closed) if v.start - now < notice else v for v in views]
     mine = [shift_view(s, teams) for s in shifts
             if s.provider is not None and s.provider == me.provider_id]
     overlaps = {v.id: [m for m in mine if m.start < v.end and v.start < m.end] for v in views}

@@ -109,6 +109,9 @@ def test_claim_inside_notice_window_says_how_long(pweb):
     assert answer.status_code == 409
     assert "at least 2 h before they start" in html
     assert f'id="claim-problem-{sid}"' in html
+    listed = pweb.client.get("/shifts/open").get_data(as_text=True)
+    assert "claims close 2 h before the start" in listed
+    assert f'action="/shifts/{sid}/claim"' not in listed
 
 
 def test_claim_with_missing_skills_lists_them(pweb):
