@@ -25,8 +25,8 @@ class AppointmentTypeForm(BaseForm):
     pointer_map: ClassVar[dict[str, str]] = {**_ROLE_POINTERS, **_GROUP_POINTERS,
                                              "/allowedRoles": "/allowed_roles"}
 
-    name = StringField("Name", validators=[InputRequired("Enter a name."),
-                                           Length(min=2, max=100)])
+    name = StringField("Name", validators=[
+        InputRequired("Enter a name."), Length(2, 100, "Use 2 to 100 characters.")])
     length = IntegerField("Length in minutes",
                           validators=[InputRequired("Enter the length in minutes."),
                                       NumberRange(5, 1440, "Between 5 and 1440 minutes.")])

@@ -236,9 +236,11 @@ def _show(appointment_id: uuid.UUID, *, form: OutcomeForm | None = None,
     outcome.version.data = appointment.version
     outcome.seen.data = seen_token(appointment)
     kind = _type_of(types, appointment)
+    started = parse_timestamp(appointment.start_date) <= now()
     return render("appointments/show.html", status=status, appointment=appointment,
                   provider_name=names.get(str(appointment.provider_id), "Unknown provider"),
-                  kind=kind, outcome=outcome, reschedule=reschedule_url(appointment, kind))
+                  kind=kind, outcome=outcome, reschedule=reschedule_url(appointment, kind),
+                  outcome_open=started or form is not None or appointment.status != "upcoming")
 
 
 @bp.get("/appointments/<uuid:appointment_id>")

@@ -52,6 +52,7 @@ def test_search_book_find_reschedule_cancel(site, tab, arrange, artifacts):
     expect(page.get_by_role("status")).to_contain_text(f"Booked: {setup.type_name}")
     expect(page.get_by_role("heading", level=1)).to_contain_text(setup.type_name)
     expect(page.get_by_text("Room 12")).to_be_visible()
+    page.screenshot(path=artifacts / f"scheduler-booked-{site.mode}.png", full_page=True)
 
     tab.click(page.get_by_role("navigation", name="Main").get_by_role("link", name="Appointments"))
     page.get_by_label("Member id").fill(f"M-{key}")

@@ -81,7 +81,7 @@ def test_conflict_without_javascript(site, no_js_tab, second_tab, arrange, book)
     expect(page.get_by_text("Member asked")).to_be_visible()
 
 
-def test_appointment_types_create_edit_archive(site, tab, arrange):
+def test_appointment_types_create_edit_archive(site, tab, arrange, artifacts):
     if site.mode == "split":
         pytest.skip("the type pages do not depend on the mode")
     arrange("typesx", date(2027, 2, 15), {"Sched Typist": {"language": ["Tagalog"]}})
@@ -98,6 +98,7 @@ def test_appointment_types_create_edit_archive(site, tab, arrange):
     page.get_by_label("Name").fill("Tagalog consult")
     page.get_by_label("Length in minutes").fill("45")
     page.get_by_label("Group 1: any of").select_option("language=Tagalog")
+    page.screenshot(path=artifacts / "scheduler-type-form.png", full_page=True)
     tab.click(page.get_by_role("button", name="Create appointment type"))
     expect(page.get_by_role("status")).to_contain_text("“Tagalog consult” created")
     row = page.get_by_role("row", name=re.compile("Tagalog consult"))
