@@ -32,6 +32,10 @@ def test_delete_a_mistaken_punch(site, tab, no_js_tab, javascript):
     expect(punches).to_have_count(2)
     delete = page.get_by_role("link", name=re.compile(r"^Delete break started"))
     if javascript:
+        confirm_page = delete.get_attribute("href")
+        browse.goto(confirm_page)  # the no-JS confirmation page, audited here
+        expect(page.get_by_role("heading", level=1)).to_have_text("Delete this punch?")
+        browse.click(page.get_by_role("link", name="Keep it"))
         page.once("dialog", lambda dialog: dialog.accept())
         browse.click(delete)
     else:
