@@ -89,8 +89,8 @@ def test_stale_version_shows_both_versions_and_apply_works(mweb, arrange):
     assert conflict.status_code == 409
     assert "Someone else changed this shift" in body
     assert "Pod A" in body
-    assert body.count('<span class="change-tag">changed by them') == 1
-    assert body.count('<span class="change-tag mine">your change') == 1
+    assert body.count('<span class="mgr-change-tag">changed by them') == 1
+    assert body.count('<span class="mgr-change-tag mgr-mine">your change') == 1
     assert "Apply my change to the latest version" in body
     again = dict(re.findall(r'name="(\w+)"[^>]*value="([^"]*)"', body.split("Reload")[1]))
     response = mweb.client.post(url, data=again)
