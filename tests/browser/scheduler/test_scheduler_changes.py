@@ -123,3 +123,25 @@ def test_appointment_types_create_edit_archive(site, tab, arrange, artifacts):
     tab.goto("/slots")
     expect(page.get_by_label("Appointment type").get_by_role("option", name=re.compile(
         "Tagalog consult"))).to_have_count(0)
+
+
+def test_mark_no_show_then_occurred_with_actual_times(site, tab, arrange, book):
+    if site.mode == "split":
+        pytest.skip("outcomes do not depend on the mode")
+    day = date(2026, 11, 2)  # in the past: the outcome form is open
+    setup = arrange("outcome", day)
+    appointment = book(setup, next(iter(setup.providers)), local(day, 10), "M-outcome")
+    tab.sign_in(EMAIL, start=f"/appointments/{appointment}")
+    page = tab.page
+    page.get_by_label("Outcome").select_option("no-show")
+    page.get_by_label("Actual start").fill("")
+    page.get_by_label("Actual end").fill("")
+    tab.click(page.get_by_role("button", name="Save outcome"))
+    expect(page.get_by_role("status")).to_contain_text("Marked a no-show.")
+    expect(page.get_by_role("heading", level=1)).to_contain_text("No-show")
+    page.get_by_label("Outcome").select_option("occurred")
+    page.get_by_label("Actual start").fill("10:10")
+    page.get_by_label("Actual end").fill("10:45")
+    tab.click(page.get_by_role("button", name="Save outcome"))
+    expect(page.get_by_role("status")).to_contain_text("Marked occurred.")
+    expect(page.get_by_role("main")).to_contain_text("10:45 AM")
