@@ -93,7 +93,7 @@ def outcome(strategy: str, count: int, who: str) -> str:
     copies = f"{count} open shift{'s' if count != 1 else ''}"
     return {
         "keep": f"{who} stays on {shifts} while off; nobody else is asked to cover.",
-        "keepWithOpen": f"{who} stays on {shifts}, and {copies} are posted for others to claim.",
+        "keepWithOpen": f"{who} stays on {shifts}; {copies} posted for others to claim.",
         "callout": f"{shifts.capitalize()} marked as callouts (kept on record, off the "
                    "schedule); nobody is asked to cover.",
         "calloutWithOpen": f"{shifts.capitalize()} marked as callouts, and {copies} posted "
