@@ -102,22 +102,24 @@ class Paginator:
         scope: str,
         query: ListQuery,
         order: Sequence[SortKey],
+        rows: bool = False,
     ) -> tuple[list[Any], str | None]:
         """One page of `statement`'s rows and the cursor of the next page (None at the end).
 
-        `statement` selects one entity (or row); the last key column must be unique (an id).
+        `statement` selects one entity, or with `rows` columns (then each row has the sort
+        key's columns under their keys); the last key column must be unique (an id).
         """
         if query.cursor:
             after = self.read_cursor(scope, query, query.cursor, len(order))
             statement = statement.where(_after(order, after))
         statement = statement.order_by(*(_order_by(k) for k in order)).limit(query.page_size + 1)
-        rows = list(session.scalars(statement).unique().all())
-        if len(rows) <= query.page_size:
-            return rows, None
-        rows = rows[: query.page_size]
-        last = rows[-1]
-        key = [_value_of(last, k.column) for k in order]
-        return rows, self.cursor_for(scope, query, key)
+        found = session.execute(statement) if rows else session.scalars(statement).unique()
+        items: list[Any] = list(found.all())
+        if len(items) <= query.page_size:
+            return items, None
+        items = items[: query.page_size]
+        key = [_value_of(items[-1], k.column) for k in order]
+        return items, self.cursor_for(scope, query, key)
 
 
 def _value_of(row: Any, column: ColumnElement[Any]) -> Any:

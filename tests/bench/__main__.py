@@ -191,16 +191,28 @@ def main() -> None:
     parser.add_argument("--slot-runs", type=int, default=60)
     parser.add_argument("--seconds", type=float, default=8.0)
     parser.add_argument("--team-size", type=int, default=500)
+    parser.add_argument("--only", choices=["throughput", "slots", "timesheet"], action="append",
+                        help="run only these benchmarks (repeatable); default: all")
+    parser.add_argument("--workdir", type=Path, default=None,
+                        help="keep the organisation here and reuse it when it exists "
+                             "(default: a temporary directory, built afresh)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="shiftdesk-bench-") as tmp:
-        env = _env(Path(tmp), args.database_url)
-        began = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "app", "init", "--scale", str(args.scale)],
-                       env=env, check=True, cwd=ROOT, stderr=subprocess.DEVNULL)
-        print(f"init --scale {args.scale}: {time.perf_counter() - began:.1f} s")
-        bench_throughput(env, args.seconds)
-        bench_slot_search(env, args.slot_runs)
-        bench_timesheet(env, args.team_size)
+        workdir = args.workdir or Path(tmp)
+        workdir.mkdir(parents=True, exist_ok=True)
+        env = _env(workdir, args.database_url)
+        if args.workdir is None or not (workdir / "bench.db").exists():
+            began = time.perf_counter()
+            subprocess.run([sys.executable, "-m", "app", "init", "--scale", str(args.scale)],
+                           env=env, check=True, cwd=ROOT, stderr=subprocess.DEVNULL)
+            print(f"init --scale {args.scale}: {time.perf_counter() - began:.1f} s")
+        only = set(args.only or ["throughput", "slots", "timesheet"])
+        if "throughput" in only:
+            bench_throughput(env, args.seconds)
+        if "slots" in only:
+            bench_slot_search(env, args.slot_runs)
+        if "timesheet" in only:
+            bench_timesheet(env, args.team_size)
 
 
 if __name__ == "__main__":

@@ -42,9 +42,8 @@ def list_shifts(
     Callout shifts are left out unless `includeCallouts=true`; `openOnly=true` keeps only shifts
     without a provider; `includeDisplayNames=true` fills providerName, roleName and roleColor.
     """
-    rows, cursor = service.list_shifts(session, actor=actor, query=query, pages=pages)
-    names = query.include_display_names
-    return ShiftPage(items=[service.to_read(s, display_names=names) for s in rows], cursor=cursor)
+    items, cursor = service.list_shift_reads(session, actor=actor, query=query, pages=pages)
+    return ShiftPage.model_construct(items=items, cursor=cursor)
 
 
 @endpoint("GET", "/shifts/<shift_id>", summary="Get a shift", query=ShiftGetQuery,

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
+from pydantic import TypeAdapter
 from sqlalchemy import Select, select
 from sqlalchemy.orm import Session, joinedload, selectinload
 from sqlalchemy.orm.exc import StaleDataError
@@ -39,6 +40,9 @@ from app.contract.shifts import (
     ShiftSegmentRead,
     ShiftUpdate,
 )
+
+_SKILL_REQUIREMENT: TypeAdapter[Any] = TypeAdapter(ShiftSegmentRead.model_fields[
+    "skill_requirement"].annotation)
 
 
 def check_window(start: datetime | None, end: datetime | None) -> None:
@@ -154,6 +158,77 @@ def to_read(shift: Shift, *, display_names: bool = False) -> ShiftRead:
         is_callout=shift.is_callout,
         work_rule_override=shift.work_rule_override,
     )
+
+
+def list_shift_reads(
+    session: Session, *, actor: Actor, query: ShiftListQuery, pages: Paginator
+) -> tuple[list[ShiftRead], str | None]:
+    """`list_shifts` already in wire form, read with plain column queries (no ORM objects):
+    the page, then its segments (with roles), their labels and the pay codes, one statement
+    each. Every value comes from a constrained column, so the wire models are built without
+    validating them again (a segment's skill requirement excepted).
+
+    Raises `negative-range` and `validation` (bad cursor).
+    """
+    names = query.include_display_names
+    shift_columns: list[Any] = list(Shift.__table__.columns)
+    statement = list_statement(actor=actor, query=query)
+    if names:
+        statement = statement.outerjoin(m.Provider, m.Provider.id == Shift.provider_id)
+        shift_columns.append(m.Provider.name.label("provider_name"))
+    rows, cursor = pages.page(session, statement.with_only_columns(*shift_columns),
+                              scope="shifts", query=query,
+                              order=[SortKey(Shift.start_date), SortKey(Shift.id)], rows=True)
+    if not rows:
+        return [], cursor
+    shift_ids = [row.id for row in rows]
+    segment_columns: list[Any] = list(ShiftSegment.__table__.columns)
+    segments = select(*segment_columns).where(ShiftSegment.shift_id.in_(shift_ids))
+    if names:
+        segments = segments.outerjoin(m.Role, m.Role.id == ShiftSegment.role_id).add_columns(
+            m.Role.name.label("role_name"), m.Role.hex_color.label("role_color"))
+    segment_rows = session.execute(
+        segments.order_by(ShiftSegment.start_date, ShiftSegment.id)).all()
+    labels: dict[uuid.UUID, list[uuid.UUID]] = {}
+    if segment_rows:
+        for segment_id, label_id in session.execute(
+            select(m.segment_labels.c.segment_id, m.Label.id)
+            .join(m.Label, m.Label.id == m.segment_labels.c.label_id)
+            .where(m.segment_labels.c.segment_id.in_([r.id for r in segment_rows]))
+            .order_by(m.Label.name, m.Label.id)
+        ):
+            labels.setdefault(segment_id, []).append(label_id)
+    pay_codes: dict[uuid.UUID, list[ShiftPayCode]] = {}
+    for shift_id, pay_code_id, value in session.execute(
+        select(m.ShiftPayCode.shift_id, m.ShiftPayCode.pay_code_id, m.ShiftPayCode.value)
+        .where(m.ShiftPayCode.shift_id.in_(shift_ids))
+    ):
+        pay_codes.setdefault(shift_id, []).append(
+            ShiftPayCode.model_construct(pay_code_id=pay_code_id, value=value))
+    by_shift: dict[uuid.UUID, list[ShiftSegmentRead]] = {}
+    for r in segment_rows:
+        by_shift.setdefault(r.shift_id, []).append(ShiftSegmentRead.model_construct(
+            id=r.id, imported_id=r.imported_id, created_at=r.created_at, role=r.role_id,
+            role_name=r.role_name if names else None,
+            role_color=r.role_color if names else None,
+            role_imported_id=r.role_imported_id, additional_info=r.additional_info,
+            is_break=r.is_break, is_on_call=r.is_on_call, type=r.type,
+            start_date=r.start_date, end_date=r.end_date,
+            skill_requirement=(_SKILL_REQUIREMENT.validate_python(r.skill_requirement)
+                               if r.skill_requirement is not None else None),
+            labels=labels.get(r.id, []),
+        ))
+    return [
+        ShiftRead.model_construct(
+            id=row.id, created_at=row.created_at, version=row.version, provider=row.provider_id,
+            provider_name=row.provider_name if names else None,
+            start_date=row.start_date, end_date=row.end_date,
+            segments=by_shift.get(row.id, []), pay_codes=pay_codes.get(row.id, []),
+            team=row.team_id, note=row.note, is_callout=row.is_callout,
+            work_rule_override=row.work_rule_override,
+        )
+        for row in rows
+    ], cursor
 
 
 # Writes ----------------------------------------------------------------------------------------
