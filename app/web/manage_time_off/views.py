@@ -114,6 +114,14 @@ class Row:
     provider_name: str
     team_name: str | None
     conflicts: list[ShiftRead] | None = None  # None: not known on this page (not pending)
+    team_id: uuid.UUID | None = None
+
+    @property
+    def schedule_url(self) -> str:
+        """The team schedule on the week the request starts."""
+        day = self.request.start_date.astimezone(zone()).date()
+        return url_for("manage_schedule.index", team=self.team_id,
+                       week=(day - timedelta(days=day.weekday())).isoformat())
 
 
 @dataclass
@@ -264,6 +272,7 @@ def build_queue(filters: dict[str, str], *, me: UserMe | None = None) -> Queue:
             request=req,
             provider_name=(person.name or person.email) if person else "Unknown provider",
             team_name=team_names.get(person.team_id) if person and person.team_id else None,
+            team_id=person.team_id if person else None,
             conflicts=_overlaps(req, shifts) if req.status == "pending" else None,
         ))
     return Queue(form=form, rows=rows, cursor=page.cursor, pending=count.count, teams=mine,
@@ -320,7 +329,8 @@ def _row_for(queue: Queue | None, req: TimeOffRequestRead) -> Row:
     people = client.list_providers(ProviderListQuery(page_size=200)).items
     person = next((p for p in people if p.id == req.provider_id), None)
     return Row(request=req, provider_name=(person.name or person.email) if person else
-               "Unknown provider", team_name=person.team.name if person and person.team else None)
+               "Unknown provider", team_name=person.team.name if person and person.team else None,
+               team_id=person.team_id if person else None)
 
 
 def _forms(req: TimeOffRequestRead, detail: Detail, back: str) -> None:

@@ -50,6 +50,7 @@ def test_show_opens_a_request_with_its_conflicts_and_strategies(mweb, arrange):
     assert "Time-off queue" in body
     assert "Shifts this request overlaps" in body
     assert "1 shift marked as callouts, and 1 open shift posted" in body
+    assert f"/manage/schedule?team={mweb.world.ed}&amp;week=2026-06-01" in body
     fragment = _opened(mweb, request_id, **HX)
     text = fragment.get_data(as_text=True)
     assert text.strip().startswith(f'<li id="request-{request_id}"')
