@@ -150,3 +150,16 @@ def test_claim_started_shift_is_refused_in_words(pweb):
     answer = _claim(pweb, sid)
     assert answer.status_code == 409
     assert "This shift has already started" in answer.get_data(as_text=True)
+
+
+def test_ics_escapes_text_and_folds_without_splitting_characters():
+    from app.web.shifts import ics
+
+    assert ics.escape("a\\b;c,d\ne") == "a\\\\b\\;c\\,d\\ne"
+    line = "DESCRIPTION:" + "é" * 80
+    folded = ics.fold(line)
+    pieces = folded.split("\r\n")
+    assert all(len(p.encode("utf-8")) <= 75 for p in pieces)
+    assert all(p.startswith(" ") for p in pieces[1:])
+    assert "".join(p[1:] if i else p for i, p in enumerate(pieces)) == line
+    assert ics.fold("SUMMARY:short") == "SUMMARY:short"
