@@ -64,6 +64,11 @@ class _Kept:
 _kept = _Kept()
 
 
+def forget_kept_actors() -> None:
+    """Drop every actor this process keeps (tests that count statements start cold)."""
+    _kept.forget()
+
+
 def _touches_actors(statement: str) -> bool:
     head = statement.lstrip()[:6].upper()
     if head not in ("INSERT", "UPDATE", "DELETE"):

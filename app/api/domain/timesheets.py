@@ -329,15 +329,17 @@ def _raw_pieces(session: _Session, shift: ScheduledShift | None, end: datetime,
 def _pay_segments(sessions: Sequence[tuple[_Session, ScheduledShift | None, datetime]],
                   window: Interval[datetime], data: TimesheetInput) -> list[PaySegment]:
     """Cut the sessions' pieces at the window, local midnights and timecards; join the rest."""
-    boundaries = sorted({b for t in data.timecards for b in (t.start, t.end)})
+    # Every cut a piece may need: the window's local midnights and the timecards' bounds (the
+    # pieces lie inside the window, so its midnights are theirs).
+    cuts = sorted({*local_midnights(window, data.zone),
+                   *(b for t in data.timecards for b in (t.start, t.end))})
     pieces: list[_Piece] = []
     for session, shift, end in sessions:
         pay_code = (shift.pay_code_id if shift is not None else None) or data.default_pay_code_id
         for span, kind, role in _raw_pieces(session, shift, end, data):
             codes = (pay_code,) if pay_code is not None and kind != "unpaid_break" else ()
             for clipped in iv.clip([span], window):
-                for part in iv.split(clipped, [*local_midnights(clipped, data.zone),
-                                               *boundaries]):
+                for part in iv.split(clipped, cuts):
                     card = _timecard_at(part.start, data.timecards)
                     pieces.append(_Piece(
                         span=part, type=kind, role_id=role,

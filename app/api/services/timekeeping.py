@@ -18,10 +18,11 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, tzinfo
+from typing import Any
 
 from sqlalchemy import case, select
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.orm import Session, lazyload, selectinload
+from sqlalchemy.orm import Session, lazyload, load_only, selectinload
 
 from app.api.auth import Actor
 from app.api.domain import timecards as cards
@@ -430,7 +431,7 @@ def check_window(start: datetime, end: datetime) -> None:
 
 def _load(session: Session, provider_ids: Sequence[uuid.UUID], low: datetime, high: datetime
           ) -> tuple[dict[uuid.UUID, list[sheets.ScheduledShift]],
-                     dict[uuid.UUID, list[TimecardPunch]],
+                     dict[uuid.UUID, list[Any]],
                      dict[uuid.UUID, list[sheets.TimecardPeriod]]]:
     """Shifts, punches and timecards of these providers around `[low, high)`: four statements."""
     in_range = (Shift.provider_id.in_(provider_ids), Shift.is_callout.is_(False),
@@ -453,9 +454,9 @@ def _load(session: Session, provider_ids: Sequence[uuid.UUID], low: datetime, hi
     ):
         shifts[provider_id].append(sheets.ScheduledShift(
             shift_id, start, end, tuple(segments.get(shift_id, ())), pay_code_id))
-    punches: dict[uuid.UUID, list[TimecardPunch]] = defaultdict(list)
-    for punch in session.scalars(
-        select(TimecardPunch)
+    punches: dict[uuid.UUID, list[Any]] = defaultdict(list)
+    for punch in session.execute(  # rows, not ORM objects: read only
+        select(*TimecardPunch.__table__.columns)
         .where(TimecardPunch.provider_id.in_(provider_ids), TimecardPunch.time >= low,
                TimecardPunch.time < high)
         .order_by(TimecardPunch.time, TimecardPunch.created_at, TimecardPunch.id)
@@ -476,29 +477,53 @@ def _domain_punch(punch: TimecardPunch) -> cards.Punch:
                        time=punch.time, state=punch.state, timecard_id=punch.timecard_id)
 
 
+def _built(model: Any, values: dict[str, Any]) -> Any:
+    """`model.model_construct(**values)` without its per-call work (a team's timesheets build
+    tens of thousands): `values` name every field of `model`, each already of its wire type."""
+    assert values.keys() == model.model_fields.keys(), model
+    item = model.__new__(model)
+    object.__setattr__(item, "__dict__", values)
+    object.__setattr__(item, "__pydantic_fields_set__", set(values))
+    object.__setattr__(item, "__pydantic_extra__", None)
+    object.__setattr__(item, "__pydantic_private__", None)
+    return item
+
+
 def _timesheet_read(provider: Provider, sheet: sheets.Timesheet, start: datetime, end: datetime,
-                    orm_punches: dict[uuid.UUID, TimecardPunch]) -> wire.TimesheetRead:
+                    rows: dict[uuid.UUID, Any]) -> wire.TimesheetRead:
+    """The wire form of a computed timesheet. Every value already has its wire type (ids from
+    id columns, instants from instant columns, the rest from the domain's literals), so the
+    models are built without validating them again."""
     def text(value: uuid.UUID | None) -> str | None:
         return str(value) if value is not None else None
 
-    return wire.TimesheetRead(
-        provider_id=provider.id,
-        start_date=start,
-        end_date=end,
-        punches=[punch_read(orm_punches[p.id]) for p in sheet.punches],
-        warnings=[wire.TimesheetWarning(type=w.type, punch_id=w.punch_id)
-                  for w in sheet.warnings],
-        errors=[wire.TimesheetError(type=e.type, shift_id=e.shift_id, timecard_id=e.timecard_id)
-                for e in sheet.errors],
-        pay_code_totals=[wire.PayCodeTotal(pay_code_id=t.pay_code_id, role_id=t.role_id,
-                                           scheduled=t.scheduled, actual=t.actual)
-                         for t in sheet.pay_code_totals],
-        pay_segments=[wire.PaySegment(id=s.id, type=s.type, start_date=s.start, end_date=s.end,
-                                      shift_id=text(s.shift_id), timecard_id=text(s.timecard_id),
-                                      pay_codes=[str(c) for c in s.pay_codes],
-                                      role=text(s.role_id))
-                      for s in sheet.pay_segments],
-    )
+    def punch(row: Any) -> wire.TimecardPunchRead:
+        return _built(wire.TimecardPunchRead, {
+            "id": row.id, "timecard_id": row.timecard_id, "provider_id": row.provider_id,
+            "generated": row.generated, "created_at": row.created_at,
+            "updated_at": row.updated_at, "action": row.action, "state": row.state,
+            "time": row.time, "provider_note": row.provider_note, "admin_note": row.admin_note})
+
+    return _built(wire.TimesheetRead, {
+        "provider_id": provider.id,
+        "start_date": start,
+        "end_date": end,
+        "punches": [punch(rows[p.id]) for p in sheet.punches],
+        "warnings": [_built(wire.TimesheetWarning, {"type": w.type, "punch_id": w.punch_id})
+                     for w in sheet.warnings],
+        "errors": [_built(wire.TimesheetError, {"type": e.type, "shift_id": e.shift_id,
+                                                "timecard_id": e.timecard_id})
+                   for e in sheet.errors],
+        "pay_code_totals": [_built(wire.PayCodeTotal, {
+            "pay_code_id": t.pay_code_id, "role_id": t.role_id, "scheduled": t.scheduled,
+            "actual": t.actual}) for t in sheet.pay_code_totals],
+        "pay_segments": [_built(wire.PaySegment, {
+            "id": s.id, "type": s.type, "start_date": s.start, "item_id": None,
+            "shift_id": text(s.shift_id), "timecard_id": text(s.timecard_id),
+            "end_date": s.end, "pay_codes": [str(c) for c in s.pay_codes], "overtime": None,
+            "time_ranges": None, "work_rule_override": None, "role": text(s.role_id),
+        }) for s in sheet.pay_segments],
+    })
 
 
 def timesheets_for(session: Session, *, providers: Sequence[Provider], start: datetime,
@@ -552,7 +577,8 @@ def list_team_timesheets(session: Session, *, actor: Actor, query: wire.Timeshee
     statement = select(Provider).where(
         Provider.team_id == query.team,
         actor.where("view", "Timesheet", TIMESHEET.columns),
-    )
+    ).options(load_only(Provider.id, Provider.name, Provider.team_id, Provider.default_role_id,
+                        Provider.pay_period_template, raiseload=True))
     rows, cursor = pages.page(session, statement, scope="timesheets", query=query,
                               order=[SortKey(Provider.name), SortKey(Provider.id)])
     items = timesheets_for(session, providers=rows, start=query.start_date, end=query.end_date,
