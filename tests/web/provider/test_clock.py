@@ -77,7 +77,7 @@ def test_second_identical_punch_is_refused_softly_and_records_nothing(pweb):
     assert "Already done: clocked in at" in body
     assert 'role="alert"' in body
     assert _buttons(body) == ["break_start", "clock_out"]
-    assert body.count('class="punch-action">Clocked in<') == 1
+    assert body.count('class="pv-punch-action">Clocked in<') == 1
 
 
 def test_stale_action_shows_what_changed_and_the_allowed_actions(pweb):
