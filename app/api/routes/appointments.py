@@ -36,8 +36,10 @@ def list_appointments(session: Session, actor: Actor, query: AppointmentListQuer
     `teamId` selects appointments of that team's providers. `cancellationDate` and
     `cancellationReason` appear only on cancelled appointments.
     """
-    rows, cursor = service.list_appointments(session, actor=actor, query=query, pages=pages)
-    return AppointmentPage(items=[service.appointment_read(a) for a in rows], cursor=cursor)
+    rows, cursor = service.list_appointments(session, actor=actor, query=query, pages=pages,
+                                             rows=True)
+    return AppointmentPage.model_construct(items=[service.read_of_row(r) for r in rows],
+                                           cursor=cursor)
 
 
 @endpoint("GET", "/appointments/<appointment_id>", summary="Get an appointment",

@@ -69,8 +69,9 @@ def check_range(start: datetime | None, end: datetime | None, *, path: str = "en
 
 
 def list_appointments(
-    session: Session, *, actor: Actor, query: AppointmentListQuery, pages: Paginator
-) -> tuple[list[Appointment], str | None]:
+    session: Session, *, actor: Actor, query: AppointmentListQuery, pages: Paginator,
+    rows: bool = False,
+) -> tuple[list[Any], str | None]:
     """One page of the appointments the actor may view, by start date; raises `negative-range`.
 
     `startDate`/`endDate` select appointments overlapping the window (half-open: one that ends
@@ -93,8 +94,11 @@ def list_appointments(
         statement = statement.where(Appointment.status == query.status)
     if query.type is not None:
         statement = statement.where(Appointment.type == query.type)
+    if rows:  # plain rows of the appointments' columns, no ORM objects (`read_of_row`)
+        statement = statement.with_only_columns(*Appointment.__table__.columns)
     return pages.page(session, statement, scope="appointments", query=query,
-                      order=[SortKey(Appointment.start_date), SortKey(Appointment.id)])
+                      order=[SortKey(Appointment.start_date), SortKey(Appointment.id)],
+                      rows=rows)
 
 
 def get_appointment(session: Session, *, actor: Actor, appointment_id: uuid.UUID) -> Appointment:
@@ -104,6 +108,13 @@ def get_appointment(session: Session, *, actor: Actor, appointment_id: uuid.UUID
         raise not_found("appointment", appointment_id)
     actor.require("view", "Appointment", APPOINTMENT.of(appointment))
     return appointment
+
+
+def read_of_row(row: Any) -> AppointmentRead:
+    """`appointment_read` of a row of the appointments' columns, without validating again:
+    every value comes from a constrained column of the same type."""
+    return AppointmentRead.model_construct(**{name: getattr(row, name)
+                                              for name in AppointmentRead.model_fields})
 
 
 def appointment_read(appointment: Appointment) -> AppointmentRead:
