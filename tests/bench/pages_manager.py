@@ -1,10 +1,10 @@
 """Page benchmarks of the manager pages (issue 6), for `python -m tests.bench.pages`.
 
 The time-off queue reads the user, then one concurrent round (the page of pending requests, the
-pending count, teams, providers, policies), then the shifts the page's pending requests may
-overlap (one read, for the conflict hints). The team schedule reads the user, then one
-concurrent round of five (teams, providers, the week's shifts, approved time off, roles).
-`api_calls` makes exactly those calls, concurrently where the views do.
+pending count, teams, providers, policies), then, concurrently, the shifts of each provider on
+the page around their pending requests (for the conflict hints). The team schedule reads the
+user, then one concurrent round of five (teams, providers, the week's shifts, approved time off,
+roles). `api_calls` makes exactly those calls, concurrently where the views do.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import Any
 from app.config import Settings
 from app.contract.time_off import TimeOffRequestListQuery
 from app.web.manage_schedule.views import week_reads
-from app.web.manage_time_off.views import PAGE_SIZE, first_round, shifts_query
+from app.web.manage_time_off.views import PAGE_SIZE, first_round, overlap_reads
 from tests.bench.pages import PageCase
 
 MANAGER = "manager@example.com"
@@ -25,8 +25,7 @@ def _queue_calls(client: Any) -> object:
     client.me()
     page, *_ = first_round(client, TimeOffRequestListQuery(status=["pending"],
                                                            page_size=PAGE_SIZE))
-    query = shifts_query(page.items)
-    return client.list_shifts(query) if query else None
+    return client.concurrently(*overlap_reads(client, page.items))
 
 
 def _week() -> tuple[datetime, datetime]:

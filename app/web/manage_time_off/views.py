@@ -14,8 +14,10 @@ Must not import `app.api`; it reaches the API only through `app.client`.
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
+from functools import partial
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
@@ -212,14 +214,28 @@ def first_round(client: ApiClient, query: TimeOffRequestListQuery) -> list[Any]:
     )
 
 
-def shifts_query(requests: list[TimeOffRequestRead]) -> ShiftListQuery | None:
-    """The shifts that may overlap the page's pending requests (one read for the whole page)."""
-    pending = [r for r in requests if r.status == "pending"]
-    if not pending:
-        return None
-    start = min(r.start_date for r in pending) - timedelta(days=1)
-    end = max(r.end_date for r in pending) + timedelta(days=1)
-    return ShiftListQuery(start_date=start, end_date=end, page_size=200)
+def overlap_reads(client: ApiClient, requests: list[TimeOffRequestRead],
+                  ) -> list[Callable[[], list[ShiftRead]]]:
+    """Reads of the shifts the page's pending requests may overlap: one per provider, each
+    limited to that provider's requests (a day wider for whole-day requests) and following
+    every page, so other people's shifts in a busy window cannot hide a conflict."""
+    windows: dict[uuid.UUID, tuple[datetime, datetime]] = {}
+    for req in requests:
+        if req.status != "pending" or req.provider_id is None:
+            continue
+        start, end = req.start_date - timedelta(days=1), req.end_date + timedelta(days=1)
+        if req.provider_id in windows:
+            known = windows[req.provider_id]
+            start, end = min(start, known[0]), max(end, known[1])
+        windows[req.provider_id] = (start, end)
+    return [
+        partial(_all_shifts, client, ShiftListQuery(provider_id=provider, start_date=start,
+                                                    end_date=end, page_size=200))
+        for provider, (start, end) in windows.items()]
+
+
+def _all_shifts(client: ApiClient, query: ShiftListQuery) -> list[ShiftRead]:
+    return list(client.iterate(client.list_shifts, query))
 
 
 def blocked_window(req: TimeOffRequestRead) -> tuple[datetime, datetime]:
@@ -263,8 +279,8 @@ def build_queue(filters: dict[str, str], *, me: UserMe | None = None) -> Queue:
     if filters:
         form.validate()
     team_names = {t.id: t.name for t in teams.items}
-    query = shifts_query(page.items)
-    shifts = client.list_shifts(query).items if query else []
+    shifts = [s for found in client.concurrently(*overlap_reads(client, page.items))
+              for s in found]
     rows = []
     for req in page.items:
         person = people.get(req.provider_id)

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
+from tests.factories import uid
 from tests.web.manager.conftest import add_request, add_shift
 
 DAY = datetime(2026, 6, 1, 4, 0, tzinfo=UTC)  # midnight in New York (EDT)
@@ -181,3 +182,27 @@ def test_cursor_paging_keeps_the_filters(mweb, arrange):
     page = second.get_data(as_text=True)
     assert page.count('class="request-row') == 2
     assert "First page" in page
+
+
+def test_queue_marks_a_conflict_hidden_behind_many_other_shifts(mweb, arrange):
+    """Other people's shifts in the window must not crowd out the requester's own shift."""
+    late = datetime(2026, 7, 28, 4, 0, tzinfo=UTC)
+
+    def busy_month(session, world):
+        for day in range(40):
+            start = datetime(2026, 6, 20, 11, 0, tzinfo=UTC) + timedelta(days=day)
+            for nurse in range(6):
+                add_shift(session, world, provider=uid(f"user:ed.nurse{nurse}@example.com"),
+                          start=start)
+        add_request(session, world, start=datetime(2026, 6, 20, 4, 0, tzinfo=UTC),
+                    provider=world.doctor, note="Early and clean")
+        add_shift(session, world, provider=world.provider, start=late + timedelta(hours=7))
+        return add_request(session, world, start=late, note="Late with a shift")
+
+    request_id = arrange(busy_month)
+    mweb.sign_in("manager@example.com")
+    body = mweb.client.get("/manage/time-off").get_data(as_text=True)
+    row = body[body.index(f'id="request-{request_id}"'):]
+    row = row[:row.index("Review and decide")]
+    assert "No shift conflicts" not in row
+    assert "1 shift overlap" in row
