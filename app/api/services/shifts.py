@@ -160,6 +160,18 @@ def to_read(shift: Shift, *, display_names: bool = False) -> ShiftRead:
     )
 
 
+def _built(model: Any, values: dict[str, Any]) -> Any:
+    """`model.model_construct(**values)` without its per-call work: `values` name every field
+    of `model`, each already of its wire type."""
+    assert values.keys() == model.model_fields.keys(), model
+    item = model.__new__(model)
+    object.__setattr__(item, "__dict__", values)
+    object.__setattr__(item, "__pydantic_fields_set__", set(values))
+    object.__setattr__(item, "__pydantic_extra__", None)
+    object.__setattr__(item, "__pydantic_private__", None)
+    return item
+
+
 def list_shift_reads(
     session: Session, *, actor: Actor, query: ShiftListQuery, pages: Paginator
 ) -> tuple[list[ShiftRead], str | None]:
@@ -204,29 +216,29 @@ def list_shift_reads(
         .where(m.ShiftPayCode.shift_id.in_(shift_ids))
     ):
         pay_codes.setdefault(shift_id, []).append(
-            ShiftPayCode.model_construct(pay_code_id=pay_code_id, value=value))
+            _built(ShiftPayCode, {"pay_code_id": pay_code_id, "value": value}))
     by_shift: dict[uuid.UUID, list[ShiftSegmentRead]] = {}
     for r in segment_rows:
-        by_shift.setdefault(r.shift_id, []).append(ShiftSegmentRead.model_construct(
-            id=r.id, imported_id=r.imported_id, created_at=r.created_at, role=r.role_id,
-            role_name=r.role_name if names else None,
-            role_color=r.role_color if names else None,
-            role_imported_id=r.role_imported_id, additional_info=r.additional_info,
-            is_break=r.is_break, is_on_call=r.is_on_call, type=r.type,
-            start_date=r.start_date, end_date=r.end_date,
-            skill_requirement=(_SKILL_REQUIREMENT.validate_python(r.skill_requirement)
-                               if r.skill_requirement is not None else None),
-            labels=labels.get(r.id, []),
-        ))
+        by_shift.setdefault(r.shift_id, []).append(_built(ShiftSegmentRead, {
+            "id": r.id, "imported_id": r.imported_id, "created_at": r.created_at,
+            "role": r.role_id, "role_name": r.role_name if names else None,
+            "role_color": r.role_color if names else None,
+            "role_imported_id": r.role_imported_id, "additional_info": r.additional_info,
+            "is_break": r.is_break, "is_on_call": r.is_on_call, "type": r.type,
+            "start_date": r.start_date, "end_date": r.end_date,
+            "skill_requirement": (_SKILL_REQUIREMENT.validate_python(r.skill_requirement)
+                                  if r.skill_requirement is not None else None),
+            "labels": labels.get(r.id, []),
+        }))
     return [
-        ShiftRead.model_construct(
-            id=row.id, created_at=row.created_at, version=row.version, provider=row.provider_id,
-            provider_name=row.provider_name if names else None,
-            start_date=row.start_date, end_date=row.end_date,
-            segments=by_shift.get(row.id, []), pay_codes=pay_codes.get(row.id, []),
-            team=row.team_id, note=row.note, is_callout=row.is_callout,
-            work_rule_override=row.work_rule_override,
-        )
+        _built(ShiftRead, {
+            "id": row.id, "created_at": row.created_at, "version": row.version,
+            "provider": row.provider_id, "provider_name": row.provider_name if names else None,
+            "start_date": row.start_date, "end_date": row.end_date,
+            "segments": by_shift.get(row.id, []), "pay_codes": pay_codes.get(row.id, []),
+            "team": row.team_id, "note": row.note, "is_callout": row.is_callout,
+            "work_rule_override": row.work_rule_override,
+        })
         for row in rows
     ], cursor
 
