@@ -88,3 +88,10 @@ def second_tab(site: Site, browser: Any):
     problems = list(browse.problems)
     context.close()
     assert not problems, "\n".join(problems)
+
+
+def expected_statuses(tab: Browse, *statuses: int) -> None:
+    """Forget the htmx answers with these statuses: the journey provoked them on purpose
+    (a form re-rendered with its problems answers 422, STYLE §7)."""
+    tab.problems[:] = [p for p in tab.problems
+                       if not any(p.startswith(f"{s} for ") for s in statuses)]

@@ -10,7 +10,7 @@ from zoneinfo import ZoneInfo
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.provider.conftest import account, hours, now, shift
+from tests.browser.provider.conftest import account, expected_statuses, hours, now, shift
 
 pytestmark = pytest.mark.xdist_group("browser-provider")
 ZONE = ZoneInfo("America/New_York")
@@ -57,19 +57,22 @@ def test_request_time_off_then_cancel_it(site, tab, no_js_tab, javascript):
         "Cancelled")
 
 
-def test_policy_not_mine_and_bad_dates_show_on_fields(site, no_js_tab):
+@pytest.mark.parametrize("javascript", [True, False], ids=["js", "no-js"])
+def test_policy_not_mine_and_bad_dates_show_on_fields(site, tab, no_js_tab, javascript):
     if site.mode == "split":
-        pytest.skip("no-JS journeys run on the embedded server")
+        pytest.skip("a secondary journey: the embedded server is enough")
+    browse = tab if javascript else no_js_tab
     email = account(site, "Not In Sick", policies=("pto",))
-    no_js_tab.sign_in(email, start="/time-off/new")
-    page = no_js_tab.page
+    browse.sign_in(email, start="/time-off/new")
+    page = browse.page
     day = (now() + timedelta(days=9)).astimezone(ZONE).date()
     page.get_by_label("Kind of time off").select_option(label="Sick leave")
     page.get_by_label("First day").fill(day.isoformat())
     page.get_by_label("Last day").fill((day - timedelta(days=1)).isoformat())
-    no_js_tab.click(page.get_by_role("button", name="Send request"))
+    browse.click(page.get_by_role("button", name="Send request"))
     expect(page.get_by_role("alert")).to_contain_text("Last day: The last day can't be before")
     page.get_by_label("Last day").fill(day.isoformat())
-    no_js_tab.click(page.get_by_role("button", name="Send request"))
+    browse.click(page.get_by_role("button", name="Send request"))
     expect(page.get_by_role("alert")).to_contain_text("Kind of time off:")
     expect(page.get_by_label("Kind of time off")).to_have_attribute("aria-invalid", "true")
+    expected_statuses(browse, 422)
