@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import threading
 import time
+import uuid
 from dataclasses import dataclass
 from typing import Any
 
@@ -206,6 +207,22 @@ def current_user() -> UserMe:
         g.shiftdesk_me = api().me()
     me: UserMe = g.shiftdesk_me
     return me
+
+
+def my_provider_id() -> uuid.UUID | None:
+    """The signed-in user's provider id (None: not a provider), kept in the session.
+
+    A page can then ask the API for this provider's records in the same concurrent round as
+    `/users/me` rather than after it; the first page of a session asks `/users/me` first.
+    """
+    user = session.get(USER_KEY)
+    user = dict(user) if isinstance(user, dict) else {}
+    if "provider_id" not in user:
+        me = current_user()
+        user["provider_id"] = str(me.provider_id) if me.provider_id else None
+        session[USER_KEY] = user
+    known = user["provider_id"]
+    return uuid.UUID(known) if known else None
 
 
 def require_sign_in() -> None:

@@ -14,7 +14,7 @@ from typing import Any
 from app.config import Settings
 from app.web.clock.views import fetch as clock_fetch
 from app.web.shifts.views import fetch as shifts_fetch
-from app.web.shifts.views import open_query, week_query
+from app.web.shifts.views import open_queries, week_query
 from app.web.time_off.views import fetch as time_off_fetch
 from app.web.timecard.views import fetch as timecard_fetch
 from tests.bench.pages import PageCase
@@ -26,6 +26,16 @@ def _now() -> datetime:
     return datetime.now(UTC)
 
 
+_PROVIDER_IDS: dict[int, Any] = {}
+
+
+def _provider_id(client: Any) -> Any:
+    """The provider id the UI keeps in the session after the first page (asked once here)."""
+    if id(client) not in _PROVIDER_IDS:
+        _PROVIDER_IDS[id(client)] = client.me().provider_id
+    return _PROVIDER_IDS[id(client)]
+
+
 def _timecard(client: Any) -> object:
     me = client.me()
     return timecard_fetch(client, me.provider_id, _now())
@@ -34,16 +44,19 @@ def _timecard(client: Any) -> object:
 def _week(client: Any) -> object:
     zone = Settings().zone
     today = _now().astimezone(zone).date()
-    return shifts_fetch(client, week_query(today - timedelta(days=today.weekday()), zone))
+    monday = today - timedelta(days=today.weekday())
+    return shifts_fetch(client, week_query(monday, zone, _provider_id(client)))
 
 
 CASES = [
     PageCase(name="clock page", email=PROVIDER, path="/clock",
-             api_calls=lambda client: clock_fetch(client, _now()), compressed_bytes=True),
+             api_calls=lambda client: clock_fetch(client, _now(), _provider_id(client)),
+             compressed_bytes=True),
     PageCase(name="my timecard", email=PROVIDER, path="/timecard", api_calls=_timecard),
     PageCase(name="my shifts (week)", email=PROVIDER, path="/shifts/mine", api_calls=_week),
     PageCase(name="open shifts", email=PROVIDER, path="/shifts/open",
-             api_calls=lambda client: shifts_fetch(client, open_query(_now())),
+             api_calls=lambda client: shifts_fetch(
+                 client, *open_queries(_now(), _provider_id(client))),
              compressed_bytes=True),
     PageCase(name="time off", email=PROVIDER, path="/time-off",
              api_calls=lambda client: time_off_fetch(client)),

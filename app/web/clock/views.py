@@ -12,6 +12,7 @@ Must not import `app.api`; it reaches the API only through `app.client`.
 
 from __future__ import annotations
 
+import uuid
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -25,7 +26,7 @@ from app.contract.labels import LabelListQuery
 from app.contract.shifts import ShiftListQuery
 from app.contract.teams import TeamListQuery
 from app.contract.timekeeping import PunchCreate, TimecardMe, TimecardPunchRead, TimecardShift
-from app.web.auth import api, current_user
+from app.web.auth import api, current_user, my_provider_id
 from app.web.forms import BaseForm
 from app.web.htmx import is_partial, render, see_other
 from app.web.shifts.summary import ShiftView, label_views, minutes_words, shift_view, team_names
@@ -136,11 +137,12 @@ def _brief_view(brief: TimecardShift | None, shifts: dict[str, ShiftView]) -> Sh
                      team=None, note=None, on_call=brief.on_call, segments=())
 
 
-def fetch(client: ApiClient, now: datetime) -> list[Any]:
-    """The page's one concurrent round: the user, the timecard, the coming shifts (own and
-    open, filtered here), team names and labels. The page benchmark makes the same calls."""
+def fetch(client: ApiClient, now: datetime, provider_id: uuid.UUID | None) -> list[Any]:
+    """The page's one concurrent round: the user, the timecard, the provider's coming shifts,
+    team names and labels. The page benchmark makes the same calls."""
     shift_query = ShiftListQuery(start_date=now - timedelta(hours=1), end_date=now + SHIFT_WINDOW,
-                                 include_display_names=True, page_size=100)
+                                 provider_id=provider_id, include_display_names=True,
+                                 page_size=100)
     return client.concurrently(
         client.me, client.my_timecard, lambda: client.list_shifts(shift_query),
         lambda: client.list_teams(TeamListQuery(page_size=200)),
@@ -151,7 +153,7 @@ def fetch(client: ApiClient, now: datetime) -> list[Any]:
 def load_state() -> ClockState:
     """Everything the clock panel shows, from one concurrent round of API calls."""
     now = datetime.now(UTC)
-    me, card, shifts, teams, labels = fetch(api(), now)
+    me, card, shifts, teams, labels = fetch(api(), now, my_provider_id())
     g.shiftdesk_me = me  # the menu reads it; no second call
     names, tags = team_names(teams.items), label_views(labels.items)
     mine = {str(s.id): shift_view(s, names, tags) for s in shifts.items

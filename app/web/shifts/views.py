@@ -15,6 +15,7 @@ from __future__ import annotations
 import uuid
 from dataclasses import replace
 from datetime import UTC, date, datetime, timedelta
+from functools import partial
 from typing import Any
 
 from flask import Blueprint, Response, current_app, flash, g, request, url_for
@@ -24,7 +25,7 @@ from app.contract.common import parse_timestamp
 from app.contract.labels import LabelListQuery
 from app.contract.shifts import ShiftListQuery, ShiftRead
 from app.contract.teams import TeamListQuery
-from app.web.auth import api
+from app.web.auth import api, my_provider_id
 from app.web.htmx import is_partial, render, render_macro, see_other
 from app.web.shifts import ics
 from app.web.shifts.summary import (
@@ -52,34 +53,53 @@ def _local_midnight(day: date, zone: Any) -> datetime:
     return datetime(day.year, day.month, day.day, tzinfo=zone).astimezone(UTC)
 
 
-def fetch(client: ApiClient, query: ShiftListQuery) -> list[Any]:
-    """A page's one concurrent round: the user, the shifts, teams and labels (the page
-    benchmark makes the same calls)."""
-    return client.concurrently(
-        client.me, lambda: client.list_shifts(query),
+def fetch(client: ApiClient, *queries: ShiftListQuery | None) -> list[Any]:
+    """A page's one concurrent round: the user, the shifts of each query (every page; None
+    asks nothing), teams and labels (the page benchmark makes the same calls)."""
+    me, teams, labels, *found = client.concurrently(
+        client.me,
         lambda: client.list_teams(TeamListQuery(page_size=200)),
         lambda: client.list_labels(LabelListQuery(page_size=200)),
+        *(partial(_every_shift, client, query) for query in queries if query is not None),
     )
+    return [me, [shift for shifts in found for shift in shifts], teams, labels]
 
 
-def _fetch(query: ShiftListQuery) -> tuple[Any, list[ShiftRead], dict[str, str], dict[str, Any]]:
-    me, shifts, teams, labels = fetch(api(), query)
+def _every_shift(client: ApiClient, query: ShiftListQuery) -> list[ShiftRead]:
+    return list(client.iterate(client.list_shifts, query))
+
+
+def _fetch(*queries: ShiftListQuery | None,
+           ) -> tuple[Any, list[ShiftRead], dict[str, str], dict[str, Any]]:
+    me, shifts, teams, labels = fetch(api(), *queries)
     g.shiftdesk_me = me  # the menu reads it; no second call
-    return me, list(shifts.items), team_names(teams.items), label_views(labels.items)
+    return me, shifts, team_names(teams.items), label_views(labels.items)
 
 
-def week_query(monday: date, zone: Any) -> ShiftListQuery:
-    """The shifts of the week starting on `monday` in `zone`."""
-    return ShiftListQuery(start_date=_local_midnight(monday, zone),
-                          end_date=_local_midnight(monday + timedelta(days=7), zone),
+def own_query(start: datetime, end: datetime, provider_id: uuid.UUID | None,
+              ) -> ShiftListQuery | None:
+    """The provider's own shifts overlapping `start` to `end` (None for a user who is not one)."""
+    if provider_id is None:
+        return None
+    return ShiftListQuery(start_date=start, end_date=end, provider_id=provider_id,
                           include_display_names=True, page_size=200)
 
 
-def open_query(now: datetime) -> ShiftListQuery:
-    """The coming four weeks' shifts a provider sees: the open ones of their teams and their
-    own (the page warns about overlaps before anyone presses Claim)."""
-    return ShiftListQuery(start_date=now, end_date=now + timedelta(days=OPEN_DAYS),
-                          include_display_names=True, page_size=200)
+def week_query(monday: date, zone: Any, provider_id: uuid.UUID | None,
+               ) -> ShiftListQuery | None:
+    """The provider's shifts of the week starting on `monday` in `zone`."""
+    return own_query(_local_midnight(monday, zone),
+                     _local_midnight(monday + timedelta(days=7), zone), provider_id)
+
+
+def open_queries(now: datetime, provider_id: uuid.UUID | None,
+                 ) -> tuple[ShiftListQuery | None, ...]:
+    """The coming four weeks' open shifts of the provider's teams, and their own shifts (the
+    page warns about overlaps before anyone presses Claim)."""
+    end = now + timedelta(days=OPEN_DAYS)
+    return (ShiftListQuery(start_date=now, end_date=end, open_only=True,
+                           include_display_names=True, page_size=200),
+            own_query(now, end, provider_id))
 
 
 def _week_start(text: str | None, today: date) -> date:
@@ -98,11 +118,10 @@ def mine() -> Response:
     as_list = request.args.get("view") == "list"
     if as_list:
         monday = _week_start(None, today)
-        query = ShiftListQuery(start_date=now, end_date=now + timedelta(days=LIST_DAYS),
-                               include_display_names=True, page_size=200)
+        query = own_query(now, now + timedelta(days=LIST_DAYS), my_provider_id())
     else:
         monday = _week_start(request.args.get("week"), today)
-        query = week_query(monday, _zone())
+        query = week_query(monday, _zone(), my_provider_id())
     me, shifts, teams, labels = _fetch(query)
     views = [shift_view(s, teams, labels) for s in shifts
              if s.provider is not None and s.provider == me.provider_id]
@@ -141,7 +160,7 @@ def export() -> Response:
 def _open_views() -> tuple[list[ShiftView], dict[str, list[ShiftView]]]:
     """The open shifts not yet started, and for each the provider's shifts it overlaps."""
     now = datetime.now(UTC)
-    me, shifts, teams, labels = _fetch(open_query(now))
+    me, shifts, teams, labels = _fetch(*open_queries(now, my_provider_id()))
     # Claims close the API's notice window before the start (the same setting it reads): say so
     # instead of offering a button that can only be refused.
     notice = timedelta(minutes=current_app.extensions["shiftdesk_web"].settings

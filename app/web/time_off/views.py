@@ -28,7 +28,7 @@ from app.contract.time_off import (
     TimeOffRequestListQuery,
     TimeOffRequestRead,
 )
-from app.web.auth import api, current_user
+from app.web.auth import api, current_user, my_provider_id
 from app.web.forms import apply_problem
 from app.web.htmx import render, see_other
 from app.web.shifts.summary import shift_view, team_names
@@ -89,8 +89,8 @@ def _touched(form: TimeOffRequestForm) -> list[Any]:
     """The user's shifts inside the window the form asks for (whole local days for full days)."""
     client = api()
     start, end = form.window(_zone())
-    query = ShiftListQuery(start_date=start, end_date=end, include_display_names=True,
-                           page_size=200)
+    query = ShiftListQuery(start_date=start, end_date=end, provider_id=my_provider_id(),
+                           include_display_names=True, page_size=200)
     shifts, teams = client.concurrently(
         lambda: client.list_shifts(query),
         lambda: client.list_teams(TeamListQuery(page_size=200)))
