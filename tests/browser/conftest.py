@@ -256,7 +256,12 @@ class Browse:
             self.problems.append(f"console {message.type}: {text}")
 
     def _response(self, response: Any) -> None:
-        if response.request.resource_type != "document" and response.status >= 400:
+        kind = response.request.resource_type
+        if kind == "document":
+            return
+        # htmx swaps 4xx answers (a refused form, a version conflict: STYLE §6), so only a 5xx
+        # is a failure there; any error on a script, style or image is one.
+        if response.status >= (500 if kind in ("xhr", "fetch") else 400):
             self.problems.append(f"{response.status} for {response.url}")
 
     @property
