@@ -58,15 +58,20 @@ class Figures:
         return self.page_ms / self.api_ms if self.api_ms else float("inf")
 
 
-def _median_ms(action: Callable[[], object], runs: int) -> float:
+def _paired_medians(first: Callable[[], object], second: Callable[[], object], runs: int,
+                    ) -> tuple[float, float]:
+    """Median milliseconds of `first` and of `second`, timed alternately so that a busy
+    machine slows both alike and the ratio stays fair."""
     for _ in range(max(2, runs // 10)):  # warm caches, pools and compiled templates
-        action()
-    samples = []
+        first()
+        second()
+    timings: tuple[list[float], list[float]] = ([], [])
     for _ in range(runs):
-        began = time.perf_counter()
-        action()
-        samples.append((time.perf_counter() - began) * 1000)
-    return statistics.median(samples)
+        for action, samples in ((first, timings[0]), (second, timings[1])):
+            began = time.perf_counter()
+            action()
+            samples.append((time.perf_counter() - began) * 1000)
+    return statistics.median(timings[0]), statistics.median(timings[1])
 
 
 class Harness:
@@ -124,8 +129,7 @@ class Harness:
             assert response.status_code == 200, f"{path}: {response.status_code}"
             return response.get_data()
 
-        page_ms = _median_ms(page, runs)
-        api_ms = _median_ms(lambda: case.api_calls(client), runs)
+        page_ms, api_ms = _paired_medians(page, lambda: case.api_calls(client), runs)
         transferred = self.transferred(browser, path) if case.compressed_bytes else None
         return Figures(page_ms, api_ms, transferred)
 
