@@ -172,10 +172,20 @@ def bench_throughput(env: dict[str, str], seconds: float) -> None:
                     raise RuntimeError("gunicorn did not start") from None
                 time.sleep(0.2)
         headers = {"Authorization": f"Bearer {_token(env, 'admin@example.com')}"}
-        bare = _load(base + "/bench/bare", {}, seconds, 4)
-        print(f"bare Flask JSON endpoint: {bare:.0f} req/s")
-        for path in ("/v1/shifts?pageSize=20", "/v1/appointments?pageSize=20"):
-            rate = _load(base + path, headers, seconds, 4)
+        # The endpoints take turns in short slices, so that a change in the machine's load (it
+        # may be shared) weighs on each of them alike instead of skewing the ratios.
+        paths = ["/v1/shifts?pageSize=20", "/v1/appointments?pageSize=20"]
+        targets = [("/bench/bare", {}), *((path, headers) for path in paths)]
+        rounds = max(1, round(seconds / 2))
+        rates: dict[str, list[float]] = {path: [] for path, _ in targets}
+        for _ in range(rounds):
+            for path, sent in targets:
+                rates[path].append(_load(base + path, sent, seconds / rounds, 4))
+        bare = sum(rates["/bench/bare"]) / rounds
+        print(f"bare Flask JSON endpoint: {bare:.0f} req/s ({rounds} slices of "
+              f"{seconds / rounds:.1f} s, taking turns with the endpoints below)")
+        for path in paths:
+            rate = sum(rates[path]) / rounds
             print(f"GET {path}: {rate:.0f} req/s, ratio {rate / bare:.2f} to bare Flask "
                   "(target ≥ 0.5)")
     finally:
