@@ -34,10 +34,12 @@ Pure code: no Flask, no SQL, no clock (`now` is part of the input).
 from __future__ import annotations
 
 import uuid
+from bisect import bisect_left, bisect_right
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime, timedelta, tzinfo
+from functools import cached_property
 from itertools import pairwise
 from typing import Literal
 from uuid import UUID
@@ -69,7 +71,7 @@ class ScheduledSegment:
     end: datetime
     role_id: UUID | None = None
 
-    @property
+    @cached_property
     def span(self) -> Interval[datetime]:
         """The segment's time."""
         return Interval(self.start, self.end)
@@ -85,17 +87,17 @@ class ScheduledShift:
     segments: tuple[ScheduledSegment, ...] = ()
     pay_code_id: UUID | None = None
 
-    @property
+    @cached_property
     def span(self) -> Interval[datetime]:
         """The shift's time."""
         return Interval(self.start, self.end)
 
-    @property
+    @cached_property
     def has_working_time(self) -> bool:
         """Whether any segment is working time (early/late warnings need one)."""
         return any(s.type == "working" for s in self.segments)
 
-    @property
+    @cached_property
     def invalid_reason(self) -> str | None:
         """Why the shift cannot be paid as scheduled, or None when it can."""
         if not any(s.type in ROLE_SEGMENTS for s in self.segments):
@@ -107,7 +109,7 @@ class ScheduledShift:
             return "segments overlap"
         return None
 
-    @property
+    @cached_property
     def primary_role(self) -> UUID | None:
         """The role of the first working (else on-call) segment."""
         for kind in ROLE_SEGMENTS:
@@ -125,7 +127,7 @@ class TimecardPeriod:
     start: datetime
     end: datetime
 
-    @property
+    @cached_property
     def span(self) -> Interval[datetime]:
         """The pay period."""
         return Interval(self.start, self.end)
@@ -339,7 +341,10 @@ def _pay_segments(sessions: Sequence[tuple[_Session, ScheduledShift | None, date
         for span, kind, role in _raw_pieces(session, shift, end, data):
             codes = (pay_code,) if pay_code is not None and kind != "unpaid_break" else ()
             for clipped in iv.clip([span], window):
-                for part in iv.split(clipped, cuts):
+                inside = cuts[bisect_right(cuts, clipped.start):bisect_left(cuts, clipped.end)]
+                parts = [clipped] if not inside else [
+                    Interval(a, b) for a, b in pairwise([clipped.start, *inside, clipped.end])]
+                for part in parts:  # iv.split at the sorted, distinct cuts, by bisection
                     card = _timecard_at(part.start, data.timecards)
                     pieces.append(_Piece(
                         span=part, type=kind, role_id=role,
