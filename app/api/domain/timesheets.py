@@ -37,7 +37,7 @@ import uuid
 from bisect import bisect_left, bisect_right
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta, tzinfo
 from functools import cached_property
 from itertools import pairwise
@@ -359,7 +359,10 @@ def _pay_segments(sessions: Sequence[tuple[_Session, ScheduledShift | None, date
     for piece in pieces:
         last = joined[-1] if joined else None
         if last is not None and last.span.end == piece.span.start and last.key == piece.key:
-            joined[-1] = replace(last, span=Interval(last.span.start, piece.span.end))
+            joined[-1] = _Piece(  # dataclasses.replace, spelled out (it is slow)
+                span=Interval(last.span.start, piece.span.end), type=last.type,
+                role_id=last.role_id, shift_id=last.shift_id, timecard_id=last.timecard_id,
+                pay_codes=last.pay_codes, day=last.day, session=last.session)
         else:
             joined.append(piece)
     return [

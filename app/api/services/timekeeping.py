@@ -497,8 +497,15 @@ def _timesheet_read(provider: Provider, sheet: sheets.Timesheet, start: datetime
     """The wire form of a computed timesheet. Every value already has its wire type (ids from
     id columns, instants from instant columns, the rest from the domain's literals), so the
     models are built without validating them again."""
+    texts: dict[uuid.UUID, str] = {}  # the few ids a sheet's segments repeat, turned once
+
     def text(value: uuid.UUID | None) -> str | None:
-        return str(value) if value is not None else None
+        if value is None:
+            return None
+        found = texts.get(value)
+        if found is None:
+            found = texts[value] = str(value)
+        return found
 
     def punch(row: Any) -> wire.TimecardPunchRead:
         return _built(wire.TimecardPunchRead, {
@@ -523,7 +530,7 @@ def _timesheet_read(provider: Provider, sheet: sheets.Timesheet, start: datetime
         "pay_segments": [_built(wire.PaySegment, {
             "id": s.id, "type": s.type, "start_date": s.start, "item_id": None,
             "shift_id": text(s.shift_id), "timecard_id": text(s.timecard_id),
-            "end_date": s.end, "pay_codes": [str(c) for c in s.pay_codes], "overtime": None,
+            "end_date": s.end, "pay_codes": [text(c) for c in s.pay_codes], "overtime": None,
             "time_ranges": None, "work_rule_override": None, "role": text(s.role_id),
         }) for s in sheet.pay_segments],
     })
