@@ -353,6 +353,12 @@ def tab(site: Site, browser: Any) -> Iterator[Browse]:
 
 
 @pytest.fixture
+def second_tab(site: Site, browser: Any) -> Iterator[Browse]:
+    """Another fresh browser context, 1280x900, JavaScript on: a second person at once."""
+    yield from _tab(site, browser, viewport=DESKTOP)
+
+
+@pytest.fixture
 def no_js_tab(site: Site, browser: Any) -> Iterator[Browse]:
     """A fresh browser context with JavaScript disabled."""
     yield from _tab(site, browser, javascript=False, viewport=DESKTOP)

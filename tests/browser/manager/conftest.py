@@ -71,12 +71,6 @@ def open_copies(site: Any, start: datetime) -> int:
             m.Shift.start_date == start, m.Shift.provider_id.is_(None))) or 0)
 
 
-def expected_statuses(tab: Any, *statuses: int) -> None:
-    """Forget the htmx answers with these statuses: the journey provoked them on purpose."""
-    tab.problems[:] = [p for p in tab.problems
-                       if not any(p.startswith(f"{s} for ") for s in statuses)]
-
-
 def client_as(site: Any, email: str) -> Any:
     """The API as `email` sees it (what the provider's own pages show)."""
     from app.api.tokens import mint_access_token

@@ -12,13 +12,12 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-import pytest
 from sqlalchemy.orm import Session
 from werkzeug.security import generate_password_hash
 
 from app.api import models as m
 from app.api.seed import install_roles
-from tests.browser.conftest import DESKTOP, PASSWORD, Browse, Site
+from tests.browser.conftest import PASSWORD, Site
 from tests.factories import make_provider, make_shift, uid
 
 _COUNTER = itertools.count(1)
@@ -77,21 +76,3 @@ def now() -> datetime:
 def hours(n: float) -> timedelta:
     """`n` hours."""
     return timedelta(hours=n)
-
-
-@pytest.fixture
-def second_tab(site: Site, browser: Any):
-    """Another browser (own cookies), JavaScript on: a second person at the same time."""
-    context = browser.new_context(viewport=DESKTOP)
-    browse = Browse(site, context)
-    yield browse
-    problems = list(browse.problems)
-    context.close()
-    assert not problems, "\n".join(problems)
-
-
-def expected_statuses(tab: Browse, *statuses: int) -> None:
-    """Forget the htmx answers with these statuses: the journey provoked them on purpose
-    (a form re-rendered with its problems answers 422, STYLE §7)."""
-    tab.problems[:] = [p for p in tab.problems
-                       if not any(p.startswith(f"{s} for ") for s in statuses)]

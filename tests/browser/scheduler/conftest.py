@@ -5,7 +5,7 @@ appointments in the site's database, on its own dates."""
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
@@ -14,7 +14,6 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from app.api import models as m
-from tests.browser.conftest import DESKTOP, Browse
 from tests.factories import make_provider, make_shift, uid
 
 ZONE = ZoneInfo("America/New_York")
@@ -91,20 +90,3 @@ def book(site: Any) -> Callable[..., uuid.UUID]:
             return appointment.id
 
     return run
-
-
-@pytest.fixture
-def second_tab(site: Any, browser: Any) -> Iterator[Browse]:
-    """Another browser context (another scheduler's screen), JavaScript on."""
-    context = browser.new_context(viewport=DESKTOP)
-    browse = Browse(site, context)
-    yield browse
-    problems = list(browse.problems)
-    context.close()
-    assert not problems, "\n".join(problems)
-
-
-def allow_statuses(tab: Browse, *statuses: int) -> None:
-    """Forget the htmx answers with these statuses: the journey provoked them on purpose."""
-    tab.problems[:] = [p for p in tab.problems
-                       if not any(p.startswith(f"{s} for ") for s in statuses)]
