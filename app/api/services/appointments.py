@@ -47,7 +47,7 @@ from app.contract.appointments import (
     AppointmentRead,
     AppointmentUpdate,
 )
-from app.contract.common import format_timestamp
+from app.contract.common import construct_trusted, format_timestamp
 from app.contract.problems import FieldError, ProblemCode
 
 _TYPE_MEMBERS = frozenset(
@@ -113,8 +113,8 @@ def get_appointment(session: Session, *, actor: Actor, appointment_id: uuid.UUID
 def read_of_row(row: Any) -> AppointmentRead:
     """`appointment_read` of a row of the appointments' columns, without validating again:
     every value comes from a constrained column of the same type."""
-    return AppointmentRead.model_construct(**{name: getattr(row, name)
-                                              for name in AppointmentRead.model_fields})
+    return construct_trusted(AppointmentRead, {name: getattr(row, name)
+                                               for name in AppointmentRead.model_fields})
 
 
 def appointment_read(appointment: Appointment) -> AppointmentRead:

@@ -29,6 +29,7 @@ from app.api.models import Shift, ShiftSegment
 from app.api.pagination import Paginator, SortKey
 from app.api.problems import ProblemError, negative_range, not_found, validation
 from app.api.subjects import SHIFT
+from app.contract.common import construct_trusted
 from app.contract.problems import FieldError, ProblemCode
 from app.contract.shifts import (
     ShiftClaim,
@@ -160,18 +161,6 @@ def to_read(shift: Shift, *, display_names: bool = False) -> ShiftRead:
     )
 
 
-def _built(model: Any, values: dict[str, Any]) -> Any:
-    """`model.model_construct(**values)` without its per-call work: `values` name every field
-    of `model`, each already of its wire type."""
-    assert values.keys() == model.model_fields.keys(), model
-    item = model.__new__(model)
-    object.__setattr__(item, "__dict__", values)
-    object.__setattr__(item, "__pydantic_fields_set__", set(values))
-    object.__setattr__(item, "__pydantic_extra__", None)
-    object.__setattr__(item, "__pydantic_private__", None)
-    return item
-
-
 def list_shift_reads(
     session: Session, *, actor: Actor, query: ShiftListQuery, pages: Paginator
 ) -> tuple[list[ShiftRead], str | None]:
@@ -216,10 +205,10 @@ def list_shift_reads(
         .where(m.ShiftPayCode.shift_id.in_(shift_ids))
     ):
         pay_codes.setdefault(shift_id, []).append(
-            _built(ShiftPayCode, {"pay_code_id": pay_code_id, "value": value}))
+            construct_trusted(ShiftPayCode, {"pay_code_id": pay_code_id, "value": value}))
     by_shift: dict[uuid.UUID, list[ShiftSegmentRead]] = {}
     for r in segment_rows:
-        by_shift.setdefault(r.shift_id, []).append(_built(ShiftSegmentRead, {
+        by_shift.setdefault(r.shift_id, []).append(construct_trusted(ShiftSegmentRead, {
             "id": r.id, "imported_id": r.imported_id, "created_at": r.created_at,
             "role": r.role_id, "role_name": r.role_name if names else None,
             "role_color": r.role_color if names else None,
@@ -231,7 +220,7 @@ def list_shift_reads(
             "labels": labels.get(r.id, []),
         }))
     return [
-        _built(ShiftRead, {
+        construct_trusted(ShiftRead, {
             "id": row.id, "created_at": row.created_at, "version": row.version,
             "provider": row.provider_id, "provider_name": row.provider_name if names else None,
             "start_date": row.start_date, "end_date": row.end_date,
