@@ -107,13 +107,16 @@ class Paginator:
         """One page of `statement`'s rows and the cursor of the next page (None at the end).
 
         `statement` selects one entity, or with `rows` columns (then each row has the sort
-        key's columns under their keys); the last key column must be unique (an id).
+        key's columns under their keys); the last key column must be unique (an id). Rows are
+        read on the session's connection, without the ORM's per-statement work (lists are
+        read-only, so there is nothing to flush first).
         """
         if query.cursor:
             after = self.read_cursor(scope, query, query.cursor, len(order))
             statement = statement.where(_after(order, after))
         statement = statement.order_by(*(_order_by(k) for k in order)).limit(query.page_size + 1)
-        found = session.execute(statement) if rows else session.scalars(statement).unique()
+        found = (session.connection().execute(statement) if rows
+                 else session.scalars(statement).unique())
         items: list[Any] = list(found.all())
         if len(items) <= query.page_size:
             return items, None

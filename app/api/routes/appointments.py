@@ -18,6 +18,7 @@ from app.api.auth import Actor
 from app.api.pagination import Paginator
 from app.api.routing import endpoint
 from app.api.services import appointments as service
+from app.api.wire_text import Document
 from app.contract.appointments import (
     AppointmentCreate,
     AppointmentListQuery,
@@ -30,24 +31,22 @@ from app.contract.appointments import (
 @endpoint("GET", "/appointments", summary="List appointments", query=AppointmentListQuery,
           response=AppointmentPage, codes=["negative-range"], tag="Appointments")
 def list_appointments(session: Session, actor: Actor, query: AppointmentListQuery,
-                      pages: Paginator) -> AppointmentPage:
+                      pages: Paginator) -> Document:
     """Appointments the caller may view, by start date, overlapping the optional window.
 
     `teamId` selects appointments of that team's providers. `cancellationDate` and
     `cancellationReason` appear only on cancelled appointments.
     """
-    rows, cursor = service.list_appointments(session, actor=actor, query=query, pages=pages,
-                                             rows=True)
-    return AppointmentPage.model_construct(items=[service.read_of_row(r) for r in rows],
-                                           cursor=cursor)
+    items, cursor = service.list_appointments(session, actor=actor, query=query, pages=pages)
+    return {"items": items, "cursor": cursor}
 
 
 @endpoint("GET", "/appointments/<appointment_id>", summary="Get an appointment",
           response=AppointmentRead, codes=["appointment-not-found"], tag="Appointments")
-def get_appointment(session: Session, actor: Actor, appointment_id: uuid.UUID) -> AppointmentRead:
+def get_appointment(session: Session, actor: Actor, appointment_id: uuid.UUID) -> Document:
     """One appointment, with its `version` for optimistic locking."""
     appointment = service.get_appointment(session, actor=actor, appointment_id=appointment_id)
-    return service.appointment_read(appointment)
+    return service.read_appointment(session, appointment.id)
 
 
 @endpoint("POST", "/appointments", summary="Book an appointment", body=AppointmentCreate,
@@ -55,7 +54,7 @@ def get_appointment(session: Session, actor: Actor, appointment_id: uuid.UUID) -
           codes=["validation", "negative-range", "unauthorized", "appointment-overlap"],
           tag="Appointments")
 def create_appointment(session: Session, actor: Actor, body: AppointmentCreate,
-                       ) -> tuple[AppointmentRead, dict[str, str]]:
+                       ) -> tuple[Document, dict[str, str]]:
     """Book an appointment; `status` defaults to `upcoming`, `createdAt` to now.
 
     `type` is the appointment type's label; when it names a type that is not archived, the
@@ -68,7 +67,7 @@ def create_appointment(session: Session, actor: Actor, body: AppointmentCreate,
     appointment = service.create_appointment(session, actor=actor, body=body,
                                              now=datetime.now(UTC))
     location = url_for("api.get_appointment", appointment_id=appointment.id)
-    return service.appointment_read(appointment), {"Location": location}
+    return service.read_appointment(session, appointment.id), {"Location": location}
 
 
 @endpoint("PATCH", "/appointments/<appointment_id>", summary="Update an appointment",
@@ -78,7 +77,7 @@ def create_appointment(session: Session, actor: Actor, body: AppointmentCreate,
                  "invalid-state-transition"],
           tag="Appointments")
 def update_appointment(session: Session, actor: Actor, body: AppointmentUpdate,
-                       appointment_id: uuid.UUID) -> AppointmentRead:
+                       appointment_id: uuid.UUID) -> Document:
     """Change the members sent; `version` must be the current one (else `version-conflict`).
 
     Cancelling (status `cancelled`) sets `cancellationDate` (the one sent, else now) and
@@ -90,7 +89,7 @@ def update_appointment(session: Session, actor: Actor, body: AppointmentUpdate,
     """
     appointment = service.update_appointment(session, actor=actor, appointment_id=appointment_id,
                                              body=body, now=datetime.now(UTC))
-    return service.appointment_read(appointment)
+    return service.read_appointment(session, appointment.id)
 
 
 @endpoint("DELETE", "/appointments/<appointment_id>", summary="Delete an appointment",

@@ -18,6 +18,7 @@ from app.api.auth import Actor
 from app.api.pagination import Paginator
 from app.api.routing import endpoint
 from app.api.services import shifts as service
+from app.api.wire_text import Document
 from app.config import Settings
 from app.contract.shifts import (
     ShiftClaim,
@@ -36,34 +37,33 @@ _WRITE_CODES = ["unauthorized", "negative-range", "validation"]
           codes=["negative-range"], tag="Shifts")
 def list_shifts(
     session: Session, actor: Actor, query: ShiftListQuery, pages: Paginator
-) -> ShiftPage:
+) -> Document:
     """Shifts overlapping the window (ending after startDate, starting before endDate), by start.
 
     Callout shifts are left out unless `includeCallouts=true`; `openOnly=true` keeps only shifts
     without a provider; `includeDisplayNames=true` fills providerName, roleName and roleColor.
     """
-    items, cursor = service.list_shift_reads(session, actor=actor, query=query, pages=pages)
-    return ShiftPage.model_construct(items=items, cursor=cursor)
+    items, cursor = service.list_shift_documents(session, actor=actor, query=query, pages=pages)
+    return {"items": items, "cursor": cursor}
 
 
 @endpoint("GET", "/shifts/<shift_id>", summary="Get a shift", query=ShiftGetQuery,
           response=ShiftRead, codes=["shift-not-found"], tag="Shifts")
 def get_shift(session: Session, actor: Actor, query: ShiftGetQuery, shift_id: uuid.UUID,
-              ) -> ShiftRead:
+              ) -> Document:
     """One shift, with its version and pay codes.
 
     A callout shift is still readable by its id (lists hide callouts by default).
     `includeDisplayNames=true` fills providerName, roleName and roleColor.
     """
-    names = query.include_display_names
-    shift = service.get_shift(session, actor=actor, shift_id=shift_id, display_names=names)
-    return service.to_read(shift, display_names=names)
+    shift = service.get_shift(session, actor=actor, shift_id=shift_id)
+    return service.read_shift(session, shift.id, display_names=query.include_display_names)
 
 
 @endpoint("POST", "/shifts", summary="Create a shift", body=ShiftCreate, response=ShiftRead,
           status=201, codes=_WRITE_CODES, extension=True, tag="Shifts")
 def create_shift(session: Session, actor: Actor, body: ShiftCreate,
-                 ) -> tuple[ShiftRead, dict[str, str]]:
+                 ) -> tuple[Document, dict[str, str]]:
     """Create a shift; leave `provider` out (or null) for an open shift.
 
     Segments must lie inside the shift, ordered by startDate without overlapping, in existing
@@ -71,14 +71,15 @@ def create_shift(session: Session, actor: Actor, body: ShiftCreate,
     the new shift's fields.
     """
     shift = service.create_shift(session, actor=actor, body=body, now=datetime.now(UTC))
-    return service.to_read(shift), {"Location": url_for("api.get_shift", shift_id=shift.id)}
+    location = url_for("api.get_shift", shift_id=shift.id)
+    return service.read_shift(session, shift.id), {"Location": location}
 
 
 @endpoint("PATCH", "/shifts/<shift_id>", summary="Update a shift", body=ShiftUpdate,
           response=ShiftRead, codes=["shift-not-found", "version-conflict", *_WRITE_CODES],
           extension=True, tag="Shifts")
 def update_shift(session: Session, actor: Actor, body: ShiftUpdate, shift_id: uuid.UUID,
-                 ) -> ShiftRead:
+                 ) -> Document:
     """Change the members sent; `segments` and `payCodes` replace the whole lists.
 
     `version` must be the shift's current version (else `version-conflict` with
@@ -87,7 +88,7 @@ def update_shift(session: Session, actor: Actor, body: ShiftUpdate, shift_id: uu
     """
     shift = service.update_shift(session, actor=actor, shift_id=shift_id, body=body,
                                  now=datetime.now(UTC))
-    return service.to_read(shift)
+    return service.read_shift(session, shift.id)
 
 
 @endpoint("DELETE", "/shifts/<shift_id>", summary="Delete a shift", status=204,
@@ -104,7 +105,7 @@ def delete_shift(session: Session, actor: Actor, shift_id: uuid.UUID) -> None:
                  "shift-schedule-conflict"],
           extension=True, tag="Shifts")
 def claim_shift(session: Session, actor: Actor, body: ShiftClaim, settings: Settings,
-                shift_id: uuid.UUID) -> ShiftRead:
+                shift_id: uuid.UUID) -> Document:
     """Claim an open shift for the caller's provider (managers may name another `provider`).
 
     Refused when the shift is taken, has started, starts within the minimum notice (the shift's
@@ -113,4 +114,4 @@ def claim_shift(session: Session, actor: Actor, body: ShiftClaim, settings: Sett
     shift = service.claim_shift(session, actor=actor, shift_id=shift_id, body=body,
                                 now=datetime.now(UTC),
                                 default_notice_minutes=settings.claim_notice_minutes)
-    return service.to_read(shift)
+    return service.read_shift(session, shift.id)

@@ -19,7 +19,8 @@ from app.api.auth import Actor
 from app.api.pagination import Paginator
 from app.api.routing import endpoint
 from app.api.services import time_off as service
-from app.api.services.shifts import to_read as shift_read
+from app.api.services.shifts import read_shifts
+from app.api.wire_text import Document
 from app.config import Settings
 from app.contract.time_off import (
     TimeOffApprove,
@@ -172,10 +173,10 @@ def cancel_time_off_request(
           codes=["time-off-request-not-found", "unauthorized"], extension=True, tag=TAG)
 def list_time_off_request_conflicts(
     session: Session, actor: Actor, settings: Settings, request_id: uuid.UUID
-) -> TimeOffRequestConflicts:
+) -> Document:
     """The provider's shifts that overlap the request (whole local days for a full-day request),
     callouts left out, by start date: what approval would delete, call out or keep. Needs
     `approve` TimeOffRequest."""
     shifts = service.request_conflicts(session, actor=actor, request_id=request_id,
                                        zone=settings.zone)
-    return TimeOffRequestConflicts(items=[shift_read(s) for s in shifts])
+    return {"items": read_shifts(session, [s.id for s in shifts])}

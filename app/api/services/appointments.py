@@ -35,6 +35,7 @@ from app.api.models import Appointment, AppointmentType, Provider, Role
 from app.api.pagination import Paginator, SortKey
 from app.api.problems import ProblemError, not_found, validation
 from app.api.subjects import APPOINTMENT, APPOINTMENT_TYPE
+from app.api.wire_text import Document, wire_id, wire_time
 from app.contract.appointment_types import (
     AppointmentTypeCreate,
     AppointmentTypeListQuery,
@@ -44,10 +45,9 @@ from app.contract.appointment_types import (
 from app.contract.appointments import (
     AppointmentCreate,
     AppointmentListQuery,
-    AppointmentRead,
     AppointmentUpdate,
 )
-from app.contract.common import construct_trusted, format_timestamp
+from app.contract.common import format_timestamp
 from app.contract.problems import FieldError, ProblemCode
 
 _TYPE_MEMBERS = frozenset(
@@ -68,17 +68,55 @@ def check_range(start: datetime | None, end: datetime | None, *, path: str = "en
         )
 
 
+# The wire form of appointments, read straight from columns (see `app.api.wire_text`): every
+# appointment answer (a list page, one appointment, the result of a write) is built here.
+_COLUMNS: list[Any] = [
+    Appointment.id, Appointment.start_date,  # the list's sort key
+    wire_id(Appointment.id).label("wire_id"),
+    wire_time(Appointment.created_at).label("created_at"),
+    Appointment.type,
+    Appointment.status,
+    wire_id(Appointment.provider_id).label("provider_id"),
+    Appointment.member_id,
+    wire_time(Appointment.start_date).label("starts"),
+    wire_time(Appointment.end_date).label("ends"),
+    wire_time(Appointment.actual_start_date).label("actual_starts"),
+    wire_time(Appointment.actual_end_date).label("actual_ends"),
+    Appointment.location,
+    wire_time(Appointment.cancellation_date).label("cancellation_date"),
+    Appointment.cancellation_reason,
+    Appointment.version,
+]
+
+
+def _document(row: Any) -> Document:
+    """An appointment in `AppointmentRead`'s order and rules: the cancellation members only on a
+    cancelled appointment, `version` unless unknown."""
+    document: Document = {
+        "id": row.wire_id, "createdAt": row.created_at, "type": row.type, "status": row.status,
+        "providerId": row.provider_id, "memberId": row.member_id, "startDate": row.starts,
+        "endDate": row.ends, "actualStartDate": row.actual_starts,
+        "actualEndDate": row.actual_ends, "location": row.location,
+    }
+    if row.status == "cancelled":
+        document["cancellationDate"] = row.cancellation_date
+        document["cancellationReason"] = row.cancellation_reason
+    if row.version is not None:
+        document["version"] = row.version
+    return document
+
+
 def list_appointments(
-    session: Session, *, actor: Actor, query: AppointmentListQuery, pages: Paginator,
-    rows: bool = False,
-) -> tuple[list[Any], str | None]:
-    """One page of the appointments the actor may view, by start date; raises `negative-range`.
+    session: Session, *, actor: Actor, query: AppointmentListQuery, pages: Paginator
+) -> tuple[list[Document], str | None]:
+    """One page of the appointments the actor may view, by start date, in wire form; raises
+    `negative-range`.
 
     `startDate`/`endDate` select appointments overlapping the window (half-open: one that ends
     exactly at `startDate` is not in it); `teamId` is the team of the appointment's provider.
     """
     check_range(query.start_date, query.end_date)
-    statement = select(Appointment).where(actor.where("view", "Appointment", APPOINTMENT.columns))
+    statement = select(*_COLUMNS).where(actor.where("view", "Appointment", APPOINTMENT.columns))
     if query.team_id is not None:
         team = select(Provider.id).where(Provider.team_id == query.team_id)
         statement = statement.where(Appointment.provider_id.in_(team))
@@ -94,11 +132,10 @@ def list_appointments(
         statement = statement.where(Appointment.status == query.status)
     if query.type is not None:
         statement = statement.where(Appointment.type == query.type)
-    if rows:  # plain rows of the appointments' columns, no ORM objects (`read_of_row`)
-        statement = statement.with_only_columns(*Appointment.__table__.columns)
-    return pages.page(session, statement, scope="appointments", query=query,
-                      order=[SortKey(Appointment.start_date), SortKey(Appointment.id)],
-                      rows=rows)
+    rows, cursor = pages.page(session, statement, scope="appointments", query=query,
+                              order=[SortKey(Appointment.start_date), SortKey(Appointment.id)],
+                              rows=True)
+    return [_document(row) for row in rows], cursor
 
 
 def get_appointment(session: Session, *, actor: Actor, appointment_id: uuid.UUID) -> Appointment:
@@ -110,16 +147,14 @@ def get_appointment(session: Session, *, actor: Actor, appointment_id: uuid.UUID
     return appointment
 
 
-def read_of_row(row: Any) -> AppointmentRead:
-    """`appointment_read` of a row of the appointments' columns, without validating again:
-    every value comes from a constrained column of the same type."""
-    return construct_trusted(AppointmentRead, {name: getattr(row, name)
-                                               for name in AppointmentRead.model_fields})
+def read_appointment(session: Session, appointment_id: uuid.UUID) -> Document:
+    """The wire form of one appointment (the caller has checked it exists and may be viewed).
 
-
-def appointment_read(appointment: Appointment) -> AppointmentRead:
-    """The wire form of an appointment (the contract leaves cancellation out unless cancelled)."""
-    return AppointmentRead.model_validate(appointment)
+    Flushes first: after a write, the answer is read back from the row just written.
+    """
+    session.flush()
+    statement = select(*_COLUMNS).where(Appointment.id == appointment_id)
+    return _document(session.connection().execute(statement).one())
 
 
 def list_appointment_types(

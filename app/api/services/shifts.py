@@ -15,8 +15,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from pydantic import TypeAdapter
-from sqlalchemy import Select, select
+from sqlalchemy import Select, bindparam, select
 from sqlalchemy.orm import Session, joinedload, selectinload
 from sqlalchemy.orm.exc import StaleDataError
 from sqlalchemy.orm.interfaces import LoaderOption
@@ -29,21 +28,16 @@ from app.api.models import Shift, ShiftSegment
 from app.api.pagination import Paginator, SortKey
 from app.api.problems import ProblemError, negative_range, not_found, validation
 from app.api.subjects import SHIFT
-from app.contract.common import construct_trusted
+from app.api.wire_text import Document, wire_id, wire_time
 from app.contract.problems import FieldError, ProblemCode
 from app.contract.shifts import (
     ShiftClaim,
     ShiftCreate,
     ShiftListQuery,
     ShiftPayCode,
-    ShiftRead,
     ShiftSegmentCreate,
-    ShiftSegmentRead,
     ShiftUpdate,
 )
-
-_SKILL_REQUIREMENT: TypeAdapter[Any] = TypeAdapter(ShiftSegmentRead.model_fields[
-    "skill_requirement"].annotation)
 
 
 def check_window(start: datetime | None, end: datetime | None) -> None:
@@ -106,130 +100,165 @@ def list_shifts(
                       order=[SortKey(Shift.start_date), SortKey(Shift.id)])
 
 
-def get_shift(
-    session: Session, *, actor: Actor, shift_id: uuid.UUID, display_names: bool = False
-) -> Shift:
+def get_shift(session: Session, *, actor: Actor, shift_id: uuid.UUID) -> Shift:
     """Return one shift the actor may view, callout or not.
 
     Raises `shift-not-found` and `unauthorized`.
     """
-    shift = session.get(Shift, shift_id, options=_loading(display_names=display_names))
+    shift = session.get(Shift, shift_id)
     if shift is None:
         raise not_found("shift", shift_id)
     actor.require("view", "Shift", SHIFT.of(shift))
     return shift
 
 
-def _segment_read(segment: ShiftSegment, *, display_names: bool) -> ShiftSegmentRead:
-    role = segment.role if display_names else None
-    return ShiftSegmentRead(
-        id=segment.id,
-        imported_id=segment.imported_id,
-        created_at=segment.created_at,
-        role=segment.role_id,
-        role_name=role.name if role else None,
-        role_color=role.hex_color if role else None,
-        role_imported_id=segment.role_imported_id,
-        additional_info=segment.additional_info,
-        is_break=segment.is_break,
-        is_on_call=segment.is_on_call,
-        type=segment.type,  # type: ignore[arg-type]  # CHECK constraint keeps it a SegmentType
-        start_date=segment.start_date,
-        end_date=segment.end_date,
-        skill_requirement=segment.skill_requirement,  # type: ignore[arg-type]  # validated here
-        labels=[label.id for label in segment.labels],
-    )
+# The wire form of shifts, read straight from columns: every shift answer (lists, one shift, the
+# result of a write) is built here, so the mapping from tables to the wire is written once.
+
+_SHIFT_COLUMNS: list[Any] = [
+    Shift.id, Shift.start_date,  # the list's sort key, and the key of the reads that follow
+    wire_id(Shift.id).label("wire_id"),
+    wire_time(Shift.created_at).label("created_at"),
+    Shift.version,
+    wire_id(Shift.provider_id).label("provider"),
+    wire_time(Shift.start_date).label("starts"),
+    wire_time(Shift.end_date).label("ends"),
+    wire_id(Shift.team_id).label("team"),
+    Shift.note,
+    Shift.is_callout,
+    wire_id(Shift.work_rule_override).label("work_rule_override"),
+]
+_SHIFT_IDS = bindparam("shift_ids", expanding=True)
 
 
-def to_read(shift: Shift, *, display_names: bool = False) -> ShiftRead:
-    """Convert a loaded shift to its wire form; names and role colours only when asked for."""
-    provider = shift.provider if display_names else None
-    return ShiftRead(
-        id=shift.id,
-        created_at=shift.created_at,
-        version=shift.version,
-        provider=shift.provider_id,
-        provider_name=provider.name if provider else None,
-        start_date=shift.start_date,
-        end_date=shift.end_date,
-        segments=[_segment_read(s, display_names=display_names) for s in shift.segments],
-        pay_codes=[ShiftPayCode(pay_code_id=p.pay_code_id, value=p.value) for p in shift.pay_codes],
-        team=shift.team_id,
-        note=shift.note,
-        is_callout=shift.is_callout,
-        work_rule_override=shift.work_rule_override,
-    )
+def _segments_statement(*, display_names: bool) -> Select[Any]:
+    statement = select(
+        wire_id(ShiftSegment.shift_id).label("shift"),
+        wire_id(ShiftSegment.id).label("id"),
+        ShiftSegment.imported_id,
+        wire_time(ShiftSegment.created_at).label("created_at"),
+        wire_id(ShiftSegment.role_id).label("role"),
+        ShiftSegment.role_imported_id,
+        ShiftSegment.additional_info,
+        ShiftSegment.is_break,
+        ShiftSegment.is_on_call,
+        ShiftSegment.type,
+        wire_time(ShiftSegment.start_date).label("starts"),
+        wire_time(ShiftSegment.end_date).label("ends"),
+        ShiftSegment.skill_requirement,
+    ).where(ShiftSegment.shift_id.in_(_SHIFT_IDS)).order_by(ShiftSegment.start_date,
+                                                            ShiftSegment.id)
+    if display_names:
+        statement = statement.outerjoin(m.Role, m.Role.id == ShiftSegment.role_id).add_columns(
+            m.Role.name.label("role_name"), m.Role.hex_color.label("role_color"))
+    return statement
 
 
-def list_shift_reads(
+# Built once: a statement object keeps its cache key, so reusing it spares compiling it each time.
+_SEGMENTS = {names: _segments_statement(display_names=names) for names in (False, True)}
+_LABELS = (
+    select(wire_id(m.segment_labels.c.segment_id).label("segment"), wire_id(m.Label.id))
+    .join(m.Label, m.Label.id == m.segment_labels.c.label_id)
+    .join(ShiftSegment, ShiftSegment.id == m.segment_labels.c.segment_id)
+    .where(ShiftSegment.shift_id.in_(_SHIFT_IDS))
+    .order_by(m.Label.name, m.Label.id)
+)
+_PAY_CODES = select(
+    wire_id(m.ShiftPayCode.shift_id), wire_id(m.ShiftPayCode.pay_code_id), m.ShiftPayCode.value,
+).where(m.ShiftPayCode.shift_id.in_(_SHIFT_IDS))
+
+
+def _documents(session: Session, rows: Sequence[Any], *, display_names: bool) -> list[Document]:
+    """The wire form of shifts selected with `_SHIFT_COLUMNS`: their segments (with roles),
+    labels and pay codes are read with one statement each, whatever the number of shifts.
+
+    Members follow `ShiftRead`'s order and its rules for leaving a member out (display names
+    only when asked for and known; deprecated members and a pay code's `value` when empty).
+    Every value comes from a constrained column, written by the API in its wire form.
+    """
+    if not rows:
+        return []
+    connection = session.connection()
+    keys = {"shift_ids": [row.id for row in rows]}
+    labels: dict[str, list[str]] = {}
+    for segment, label in connection.execute(_LABELS, keys).all():
+        labels.setdefault(segment, []).append(label)
+    pay_codes: dict[str, list[Document]] = {}
+    for shift, pay_code, value in connection.execute(_PAY_CODES, keys).all():
+        pay_codes.setdefault(shift, []).append(
+            {"payCodeId": pay_code} if value is None else {"payCodeId": pay_code, "value": value})
+    segments: dict[str, list[Document]] = {}
+    for r in connection.execute(_SEGMENTS[display_names], keys).all():
+        segment: Document = {"id": r.id, "importedId": r.imported_id, "createdAt": r.created_at,
+                             "role": r.role}
+        if display_names and r.role_name is not None:
+            segment["roleName"] = r.role_name
+        if display_names and r.role_color is not None:
+            segment["roleColor"] = r.role_color
+        if r.role_imported_id is not None:
+            segment["roleImportedId"] = r.role_imported_id
+        if r.additional_info is not None:
+            segment["additionalInfo"] = r.additional_info
+        segment.update(isBreak=r.is_break, isOnCall=r.is_on_call, type=r.type,
+                       startDate=r.starts, endDate=r.ends, skillRequirement=r.skill_requirement,
+                       labels=labels.get(r.id, []))
+        segments.setdefault(r.shift, []).append(segment)
+    documents = []
+    for row in rows:
+        shift: Document = {"id": row.wire_id, "createdAt": row.created_at,
+                           "version": row.version, "provider": row.provider}
+        if display_names and row.provider_name is not None:
+            shift["providerName"] = row.provider_name
+        shift.update(startDate=row.starts, endDate=row.ends,
+                     segments=segments.get(row.wire_id, []),
+                     payCodes=pay_codes.get(row.wire_id, []), team=row.team, note=row.note,
+                     isCallout=row.is_callout, workRuleOverride=row.work_rule_override)
+        documents.append(shift)
+    return documents
+
+
+def _shift_statement(statement: Select[Any], *, display_names: bool) -> Select[Any]:
+    """`statement` (selecting shifts) narrowed to `_SHIFT_COLUMNS`, with provider names."""
+    statement = statement.with_only_columns(*_SHIFT_COLUMNS)
+    if display_names:
+        statement = statement.outerjoin(m.Provider, m.Provider.id == Shift.provider_id
+                                        ).add_columns(m.Provider.name.label("provider_name"))
+    return statement
+
+
+def read_shifts(session: Session, shift_ids: Sequence[uuid.UUID], *,
+                display_names: bool = False) -> list[Document]:
+    """The wire form of these shifts, by start date (the caller has checked that they exist
+    and may be viewed).
+
+    Flushes first: after a write, the answer is read back from the rows just written.
+    """
+    session.flush()
+    statement = _shift_statement(
+        select(Shift).where(Shift.id.in_(shift_ids)).order_by(Shift.start_date, Shift.id),
+        display_names=display_names)
+    rows = session.connection().execute(statement).all()
+    return _documents(session, rows, display_names=display_names)
+
+
+def read_shift(session: Session, shift_id: uuid.UUID, *, display_names: bool = False) -> Document:
+    """The wire form of one shift, as `read_shifts`."""
+    return read_shifts(session, [shift_id], display_names=display_names)[0]
+
+
+def list_shift_documents(
     session: Session, *, actor: Actor, query: ShiftListQuery, pages: Paginator
-) -> tuple[list[ShiftRead], str | None]:
-    """`list_shifts` already in wire form, read with plain column queries (no ORM objects):
-    the page, then its segments (with roles), their labels and the pay codes, one statement
-    each. Every value comes from a constrained column, so the wire models are built without
-    validating them again (a segment's skill requirement excepted).
+) -> tuple[list[Document], str | None]:
+    """`list_shifts` in wire form, read with plain column queries (no ORM objects): the page,
+    then its segments, labels and pay codes, one statement each.
 
     Raises `negative-range` and `validation` (bad cursor).
     """
     names = query.include_display_names
-    shift_columns: list[Any] = list(Shift.__table__.columns)
-    statement = list_statement(actor=actor, query=query)
-    if names:
-        statement = statement.outerjoin(m.Provider, m.Provider.id == Shift.provider_id)
-        shift_columns.append(m.Provider.name.label("provider_name"))
-    rows, cursor = pages.page(session, statement.with_only_columns(*shift_columns),
-                              scope="shifts", query=query,
+    statement = _shift_statement(list_statement(actor=actor, query=query), display_names=names)
+    rows, cursor = pages.page(session, statement, scope="shifts", query=query,
                               order=[SortKey(Shift.start_date), SortKey(Shift.id)], rows=True)
-    if not rows:
-        return [], cursor
-    shift_ids = [row.id for row in rows]
-    segment_columns: list[Any] = list(ShiftSegment.__table__.columns)
-    segments = select(*segment_columns).where(ShiftSegment.shift_id.in_(shift_ids))
-    if names:
-        segments = segments.outerjoin(m.Role, m.Role.id == ShiftSegment.role_id).add_columns(
-            m.Role.name.label("role_name"), m.Role.hex_color.label("role_color"))
-    segment_rows = session.execute(
-        segments.order_by(ShiftSegment.start_date, ShiftSegment.id)).all()
-    labels: dict[uuid.UUID, list[uuid.UUID]] = {}
-    if segment_rows:
-        for segment_id, label_id in session.execute(
-            select(m.segment_labels.c.segment_id, m.Label.id)
-            .join(m.Label, m.Label.id == m.segment_labels.c.label_id)
-            .where(m.segment_labels.c.segment_id.in_([r.id for r in segment_rows]))
-            .order_by(m.Label.name, m.Label.id)
-        ):
-            labels.setdefault(segment_id, []).append(label_id)
-    pay_codes: dict[uuid.UUID, list[ShiftPayCode]] = {}
-    for shift_id, pay_code_id, value in session.execute(
-        select(m.ShiftPayCode.shift_id, m.ShiftPayCode.pay_code_id, m.ShiftPayCode.value)
-        .where(m.ShiftPayCode.shift_id.in_(shift_ids))
-    ):
-        pay_codes.setdefault(shift_id, []).append(
-            construct_trusted(ShiftPayCode, {"pay_code_id": pay_code_id, "value": value}))
-    by_shift: dict[uuid.UUID, list[ShiftSegmentRead]] = {}
-    for r in segment_rows:
-        by_shift.setdefault(r.shift_id, []).append(construct_trusted(ShiftSegmentRead, {
-            "id": r.id, "imported_id": r.imported_id, "created_at": r.created_at,
-            "role": r.role_id, "role_name": r.role_name if names else None,
-            "role_color": r.role_color if names else None,
-            "role_imported_id": r.role_imported_id, "additional_info": r.additional_info,
-            "is_break": r.is_break, "is_on_call": r.is_on_call, "type": r.type,
-            "start_date": r.start_date, "end_date": r.end_date,
-            "skill_requirement": (_SKILL_REQUIREMENT.validate_python(r.skill_requirement)
-                                  if r.skill_requirement is not None else None),
-            "labels": labels.get(r.id, []),
-        }))
-    return [
-        construct_trusted(ShiftRead, {
-            "id": row.id, "created_at": row.created_at, "version": row.version,
-            "provider": row.provider_id, "provider_name": row.provider_name if names else None,
-            "start_date": row.start_date, "end_date": row.end_date,
-            "segments": by_shift.get(row.id, []), "pay_codes": pay_codes.get(row.id, []),
-            "team": row.team_id, "note": row.note, "is_callout": row.is_callout,
-            "work_rule_override": row.work_rule_override,
-        })
-        for row in rows
-    ], cursor
+    return _documents(session, rows, display_names=names), cursor
 
 
 # Writes ----------------------------------------------------------------------------------------
