@@ -43,7 +43,7 @@ def list_shifts(
     Callout shifts are left out unless `includeCallouts=true`; `openOnly=true` keeps only shifts
     without a provider; `includeDisplayNames=true` fills providerName, roleName and roleColor.
     """
-    items, cursor = service.list_shift_documents(session, actor=actor, query=query, pages=pages)
+    items, cursor = service.list_shifts(session, actor=actor, query=query, pages=pages)
     return {"items": items, "cursor": cursor}
 
 

@@ -24,7 +24,7 @@ from contextlib import contextmanager
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 from sqlalchemy.orm.exc import StaleDataError
@@ -69,9 +69,11 @@ def check_range(start: datetime | None, end: datetime | None, *, path: str = "en
 
 
 # The wire form of appointments, read straight from columns (see `app.api.wire_text`): every
-# appointment answer (a list page, one appointment, the result of a write) is built here.
-_COLUMNS: list[Any] = [
-    Appointment.id, Appointment.start_date,  # the list's sort key
+# appointment answer (a list page, one appointment, the result of a write) is built by
+# `_WIRE_ROWS`, one statement built once. A list first selects the page's ids with its filters,
+# a small statement: SQLAlchemy walks a new statement's every column each time to find its
+# compiled form, and the sixteen wire columns cost more to walk than the second statement costs.
+_WIRE_ROWS = select(
     wire_id(Appointment.id).label("wire_id"),
     wire_time(Appointment.created_at).label("created_at"),
     Appointment.type,
@@ -86,7 +88,8 @@ _COLUMNS: list[Any] = [
     wire_time(Appointment.cancellation_date).label("cancellation_date"),
     Appointment.cancellation_reason,
     Appointment.version,
-]
+).where(Appointment.id.in_(bindparam("ids", expanding=True))).order_by(Appointment.start_date,
+                                                                       Appointment.id)
 
 
 def _document(row: Any) -> Document:
@@ -106,6 +109,14 @@ def _document(row: Any) -> Document:
     return document
 
 
+def _documents(session: Session, appointment_ids: Sequence[uuid.UUID]) -> list[Document]:
+    """The wire form of these appointments, by start date."""
+    if not appointment_ids:
+        return []
+    rows = session.connection().execute(_WIRE_ROWS, {"ids": appointment_ids}).all()
+    return [_document(row) for row in rows]
+
+
 def list_appointments(
     session: Session, *, actor: Actor, query: AppointmentListQuery, pages: Paginator
 ) -> tuple[list[Document], str | None]:
@@ -116,7 +127,8 @@ def list_appointments(
     exactly at `startDate` is not in it); `teamId` is the team of the appointment's provider.
     """
     check_range(query.start_date, query.end_date)
-    statement = select(*_COLUMNS).where(actor.where("view", "Appointment", APPOINTMENT.columns))
+    statement = select(Appointment.id, Appointment.start_date).where(
+        actor.where("view", "Appointment", APPOINTMENT.columns))
     if query.team_id is not None:
         team = select(Provider.id).where(Provider.team_id == query.team_id)
         statement = statement.where(Appointment.provider_id.in_(team))
@@ -135,7 +147,7 @@ def list_appointments(
     rows, cursor = pages.page(session, statement, scope="appointments", query=query,
                               order=[SortKey(Appointment.start_date), SortKey(Appointment.id)],
                               rows=True)
-    return [_document(row) for row in rows], cursor
+    return _documents(session, [row.id for row in rows]), cursor
 
 
 def get_appointment(session: Session, *, actor: Actor, appointment_id: uuid.UUID) -> Appointment:
@@ -153,8 +165,7 @@ def read_appointment(session: Session, appointment_id: uuid.UUID) -> Document:
     Flushes first: after a write, the answer is read back from the row just written.
     """
     session.flush()
-    statement = select(*_COLUMNS).where(Appointment.id == appointment_id)
-    return _document(session.connection().execute(statement).one())
+    return _documents(session, [appointment_id])[0]
 
 
 def list_appointment_types(

@@ -1,8 +1,8 @@
-"""Shifts: reading (list filters, the permission filter, eager loading, ORM → wire conversion) and
+"""Shifts: reading (list filters, the permission filter, the wire form read from columns) and
 writing (create, update with optimistic locking, delete, claim an open shift).
 
-Every list loads a page's segments, labels and pay codes (and, with display names, provider names
-and roles) in a fixed number of statements, whatever the page size. Writes lock the shift row
+Every answer reads its shifts' segments, labels and pay codes (and, with display names, provider
+names and roles) in a fixed number of statements, whatever the page size. Writes lock the shift row
 (`SELECT … FOR UPDATE`; SQLite's write transaction already holds the database lock), check
 permissions, apply the pure rules of `app.api.domain.shifts` and flush. Must not commit or know
 about Flask requests; routes call these functions inside their unit of work and pass `now`.
@@ -16,7 +16,7 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import Select, bindparam, select
-from sqlalchemy.orm import Session, joinedload, selectinload
+from sqlalchemy.orm import Session, selectinload
 from sqlalchemy.orm.exc import StaleDataError
 from sqlalchemy.orm.interfaces import LoaderOption
 
@@ -50,18 +50,10 @@ def check_window(start: datetime | None, end: datetime | None) -> None:
         )
 
 
-def _loading(*, display_names: bool) -> list[LoaderOption]:
-    """What a shift response needs, loaded up front: one statement per relationship."""
-    segments = selectinload(Shift.segments)
-    # Joined rather than selectin: a many-to-one selectin skips its statement when every key is
-    # null (an all-open page), which would make the statement count depend on the data.
-    options: list[LoaderOption] = [
-        segments.selectinload(ShiftSegment.labels),
-        selectinload(Shift.pay_codes),
-    ]
-    if display_names:
-        options += [joinedload(Shift.provider), segments.joinedload(ShiftSegment.role)]
-    return options
+def _loading() -> list[LoaderOption]:
+    """What a write needs of a shift, loaded up front: one statement per relationship."""
+    return [selectinload(Shift.segments).selectinload(ShiftSegment.labels),
+            selectinload(Shift.pay_codes)]
 
 
 def list_statement(*, actor: Actor, query: ShiftListQuery) -> Select[tuple[Shift]]:
@@ -86,20 +78,6 @@ def list_statement(*, actor: Actor, query: ShiftListQuery) -> Select[tuple[Shift
     return statement
 
 
-def list_shifts(
-    session: Session, *, actor: Actor, query: ShiftListQuery, pages: Paginator
-) -> tuple[list[Shift], str | None]:
-    """Return one page of shifts by start date, and the next page's cursor.
-
-    Raises `negative-range` and `validation` (bad cursor).
-    """
-    statement = list_statement(actor=actor, query=query).options(
-        *_loading(display_names=query.include_display_names)
-    )
-    return pages.page(session, statement, scope="shifts", query=query,
-                      order=[SortKey(Shift.start_date), SortKey(Shift.id)])
-
-
 def get_shift(session: Session, *, actor: Actor, shift_id: uuid.UUID) -> Shift:
     """Return one shift the actor may view, callout or not.
 
@@ -112,23 +90,33 @@ def get_shift(session: Session, *, actor: Actor, shift_id: uuid.UUID) -> Shift:
     return shift
 
 
-# The wire form of shifts, read straight from columns: every shift answer (lists, one shift, the
-# result of a write) is built here, so the mapping from tables to the wire is written once.
+# The wire form of shifts, read straight from columns (see `app.api.wire_text`): every shift
+# answer (a list page, one shift, the result of a write, a time-off request's conflicts) is built
+# by `read_shifts` from the shifts' ids, with four statements built once: the shifts, their
+# segments (with roles), the segments' labels and the pay codes. A list first selects the page's
+# ids with its filters, a small statement: SQLAlchemy walks a new statement's every column each
+# time to find its compiled form, and the wire columns cost more to walk than a statement to run.
 
-_SHIFT_COLUMNS: list[Any] = [
-    Shift.id, Shift.start_date,  # the list's sort key, and the key of the reads that follow
-    wire_id(Shift.id).label("wire_id"),
-    wire_time(Shift.created_at).label("created_at"),
-    Shift.version,
-    wire_id(Shift.provider_id).label("provider"),
-    wire_time(Shift.start_date).label("starts"),
-    wire_time(Shift.end_date).label("ends"),
-    wire_id(Shift.team_id).label("team"),
-    Shift.note,
-    Shift.is_callout,
-    wire_id(Shift.work_rule_override).label("work_rule_override"),
-]
 _SHIFT_IDS = bindparam("shift_ids", expanding=True)
+
+
+def _shifts_statement(*, display_names: bool) -> Select[Any]:
+    statement = select(
+        wire_id(Shift.id).label("id"),
+        wire_time(Shift.created_at).label("created_at"),
+        Shift.version,
+        wire_id(Shift.provider_id).label("provider"),
+        wire_time(Shift.start_date).label("starts"),
+        wire_time(Shift.end_date).label("ends"),
+        wire_id(Shift.team_id).label("team"),
+        Shift.note,
+        Shift.is_callout,
+        wire_id(Shift.work_rule_override).label("work_rule_override"),
+    ).where(Shift.id.in_(_SHIFT_IDS)).order_by(Shift.start_date, Shift.id)
+    if display_names:
+        statement = statement.outerjoin(m.Provider, m.Provider.id == Shift.provider_id
+                                        ).add_columns(m.Provider.name.label("provider_name"))
+    return statement
 
 
 def _segments_statement(*, display_names: bool) -> Select[Any]:
@@ -154,7 +142,8 @@ def _segments_statement(*, display_names: bool) -> Select[Any]:
     return statement
 
 
-# Built once: a statement object keeps its cache key, so reusing it spares compiling it each time.
+# Built once: a statement object keeps its cache key, so reusing it spares working it out again.
+_SHIFTS = {names: _shifts_statement(display_names=names) for names in (False, True)}
 _SEGMENTS = {names: _segments_statement(display_names=names) for names in (False, True)}
 _LABELS = (
     select(wire_id(m.segment_labels.c.segment_id).label("segment"), wire_id(m.Label.id))
@@ -168,18 +157,21 @@ _PAY_CODES = select(
 ).where(m.ShiftPayCode.shift_id.in_(_SHIFT_IDS))
 
 
-def _documents(session: Session, rows: Sequence[Any], *, display_names: bool) -> list[Document]:
-    """The wire form of shifts selected with `_SHIFT_COLUMNS`: their segments (with roles),
-    labels and pay codes are read with one statement each, whatever the number of shifts.
+def read_shifts(session: Session, shift_ids: Sequence[uuid.UUID], *,
+                display_names: bool = False) -> list[Document]:
+    """The wire form of these shifts, by start date (the caller has checked that they exist
+    and may be viewed), with one statement each for the shifts, segments, labels and pay codes.
 
     Members follow `ShiftRead`'s order and its rules for leaving a member out (display names
     only when asked for and known; deprecated members and a pay code's `value` when empty).
-    Every value comes from a constrained column, written by the API in its wire form.
+    Every value comes from a constrained column, written by the API in its wire form. Flushes
+    first: after a write, the answer is read back from the rows just written.
     """
-    if not rows:
+    if not shift_ids:
         return []
+    session.flush()
     connection = session.connection()
-    keys = {"shift_ids": [row.id for row in rows]}
+    keys = {"shift_ids": shift_ids}
     labels: dict[str, list[str]] = {}
     for segment, label in connection.execute(_LABELS, keys).all():
         labels.setdefault(segment, []).append(label)
@@ -188,57 +180,39 @@ def _documents(session: Session, rows: Sequence[Any], *, display_names: bool) ->
         pay_codes.setdefault(shift, []).append(
             {"payCodeId": pay_code} if value is None else {"payCodeId": pay_code, "value": value})
     segments: dict[str, list[Document]] = {}
-    for r in connection.execute(_SEGMENTS[display_names], keys).all():
-        segment: Document = {"id": r.id, "importedId": r.imported_id, "createdAt": r.created_at,
-                             "role": r.role}
-        if display_names and r.role_name is not None:
-            segment["roleName"] = r.role_name
-        if display_names and r.role_color is not None:
-            segment["roleColor"] = r.role_color
-        if r.role_imported_id is not None:
-            segment["roleImportedId"] = r.role_imported_id
-        if r.additional_info is not None:
-            segment["additionalInfo"] = r.additional_info
-        segment.update(isBreak=r.is_break, isOnCall=r.is_on_call, type=r.type,
-                       startDate=r.starts, endDate=r.ends, skillRequirement=r.skill_requirement,
-                       labels=labels.get(r.id, []))
-        segments.setdefault(r.shift, []).append(segment)
+    # Rows are unpacked rather than read by name: a page has hundreds of them.
+    for (shift_id, segment_id, imported_id, created_at, role, role_imported_id, additional_info,
+         is_break, is_on_call, kind, starts, ends, skill_requirement, *names,
+         ) in connection.execute(_SEGMENTS[display_names], keys).all():
+        segment: Document = {"id": segment_id, "importedId": imported_id,
+                             "createdAt": created_at, "role": role}
+        if names:
+            _add_known(segment, roleName=names[0], roleColor=names[1])
+        _add_known(segment, roleImportedId=role_imported_id, additionalInfo=additional_info)
+        segment.update(isBreak=is_break, isOnCall=is_on_call, type=kind, startDate=starts,
+                       endDate=ends, skillRequirement=skill_requirement,
+                       labels=labels.get(segment_id, []))
+        segments.setdefault(shift_id, []).append(segment)
     documents = []
-    for row in rows:
-        shift: Document = {"id": row.wire_id, "createdAt": row.created_at,
-                           "version": row.version, "provider": row.provider}
-        if display_names and row.provider_name is not None:
-            shift["providerName"] = row.provider_name
-        shift.update(startDate=row.starts, endDate=row.ends,
-                     segments=segments.get(row.wire_id, []),
-                     payCodes=pay_codes.get(row.wire_id, []), team=row.team, note=row.note,
-                     isCallout=row.is_callout, workRuleOverride=row.work_rule_override)
+    for (shift_id, created_at, version, provider, starts, ends, team, note, is_callout,
+         work_rule_override, *names) in connection.execute(_SHIFTS[display_names], keys).all():
+        shift: Document = {"id": shift_id, "createdAt": created_at}
+        _add_known(shift, version=version)
+        shift["provider"] = provider
+        if names:
+            _add_known(shift, providerName=names[0])
+        shift.update(startDate=starts, endDate=ends, segments=segments.get(shift_id, []),
+                     payCodes=pay_codes.get(shift_id, []), team=team, note=note,
+                     isCallout=is_callout, workRuleOverride=work_rule_override)
         documents.append(shift)
     return documents
 
 
-def _shift_statement(statement: Select[Any], *, display_names: bool) -> Select[Any]:
-    """`statement` (selecting shifts) narrowed to `_SHIFT_COLUMNS`, with provider names."""
-    statement = statement.with_only_columns(*_SHIFT_COLUMNS)
-    if display_names:
-        statement = statement.outerjoin(m.Provider, m.Provider.id == Shift.provider_id
-                                        ).add_columns(m.Provider.name.label("provider_name"))
-    return statement
-
-
-def read_shifts(session: Session, shift_ids: Sequence[uuid.UUID], *,
-                display_names: bool = False) -> list[Document]:
-    """The wire form of these shifts, by start date (the caller has checked that they exist
-    and may be viewed).
-
-    Flushes first: after a write, the answer is read back from the rows just written.
-    """
-    session.flush()
-    statement = _shift_statement(
-        select(Shift).where(Shift.id.in_(shift_ids)).order_by(Shift.start_date, Shift.id),
-        display_names=display_names)
-    rows = session.connection().execute(statement).all()
-    return _documents(session, rows, display_names=display_names)
+def _add_known(document: Document, **members: Any) -> None:
+    """Add the members that have a value: the contract leaves the others out."""
+    for name, value in members.items():
+        if value is not None:
+            document[name] = value
 
 
 def read_shift(session: Session, shift_id: uuid.UUID, *, display_names: bool = False) -> Document:
@@ -246,19 +220,19 @@ def read_shift(session: Session, shift_id: uuid.UUID, *, display_names: bool = F
     return read_shifts(session, [shift_id], display_names=display_names)[0]
 
 
-def list_shift_documents(
+def list_shifts(
     session: Session, *, actor: Actor, query: ShiftListQuery, pages: Paginator
 ) -> tuple[list[Document], str | None]:
-    """`list_shifts` in wire form, read with plain column queries (no ORM objects): the page,
-    then its segments, labels and pay codes, one statement each.
+    """One page of `list_statement` in wire form (`read_shifts`), and the next page's cursor.
 
     Raises `negative-range` and `validation` (bad cursor).
     """
-    names = query.include_display_names
-    statement = _shift_statement(list_statement(actor=actor, query=query), display_names=names)
+    statement = list_statement(actor=actor, query=query).with_only_columns(Shift.id,
+                                                                           Shift.start_date)
     rows, cursor = pages.page(session, statement, scope="shifts", query=query,
                               order=[SortKey(Shift.start_date), SortKey(Shift.id)], rows=True)
-    return _documents(session, rows, display_names=names), cursor
+    return read_shifts(session, [row.id for row in rows],
+                       display_names=query.include_display_names), cursor
 
 
 # Writes ----------------------------------------------------------------------------------------
@@ -277,7 +251,7 @@ def _lock(session: Session, shift_id: uuid.UUID) -> Shift:
     needs not: a write unit of work holds the database write lock from its BEGIN.
     """
     shift = session.get(Shift, shift_id, with_for_update=True,
-                        options=_loading(display_names=False))
+                        options=_loading())
     if shift is None:
         raise not_found("shift", shift_id)
     return shift
