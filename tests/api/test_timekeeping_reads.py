@@ -17,6 +17,7 @@ from sqlalchemy import select
 
 from app.api import models as m
 from app.api.domain.timecards import parse_pay_period_template, pay_period_containing
+from app.contract.timekeeping import TimesheetPage, TimesheetRead
 from tests.factories import START, make_shift, uid
 
 TIMESTAMP = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\+0000$")
@@ -342,6 +343,27 @@ def test_get_timesheet_by_team_costs_the_same_statements_for_any_page_size(api, 
         assert len(response.get_json()["items"]) == size
         counts.append(len(statements))
     assert counts[0] == counts[1] == counts[2], counts
+
+
+def test_get_timesheet_answers_exactly_what_the_contract_models_write(api, world):
+    """The answers are built as plain documents, not through `TimesheetRead`: they must say
+    byte for byte what the models would (member order, members left out, ids, instants)."""
+    team = _sheet(api, team=str(world.ed), **TWO_DAYS)
+    one = _sheet(api, provider=str(world.provider), **TWO_DAYS)
+    lonely = _sheet(api, provider=str(world.doctor), **FIRST_DAY)
+
+    assert team.status_code == one.status_code == lonely.status_code == 200
+    page = TimesheetPage.model_validate_json(team.data)
+    assert page.model_dump_json(by_alias=True).encode() == team.data
+    for response in (one, lonely):
+        sheet = TimesheetRead.model_validate_json(response.data)
+        assert sheet.model_dump_json(by_alias=True).encode() == response.data
+    # What the comparison covers: every kind of member, set and left out.
+    items = page.items
+    assert any(s.pay_segments and s.warnings for s in items)
+    assert any(e.shift_id and e.timecard_id for s in items for e in s.errors)
+    assert any(e.shift_id and e.timecard_id is None for s in items for e in s.errors)
+    assert any(p.role is None and p.pay_codes == [] for s in items for p in s.pay_segments)
 
 
 def test_openapi_documents_timekeeping_reads(api):

@@ -28,6 +28,10 @@ and the pay segments actually worked. Rules (DESIGN.md "Timesheets"):
 - Everything is computed on UTC instants; the site zone only places the local midnights at which
   pay segments are cut (one pay segment never spans two local days).
 
+Ids are opaque here: `UUID`s or their text, as the caller holds them. They are only compared,
+hashed, ordered by their text and written into pay segment ids, so either gives the same sheet
+(the team timesheets pass text, which spares turning every id into a `UUID` and back).
+
 Pure code: no Flask, no SQL, no clock (`now` is part of the input).
 """
 
@@ -41,12 +45,12 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta, tzinfo
 from functools import cached_property
 from itertools import pairwise
-from typing import Literal
+from typing import Literal, Protocol
 from uuid import UUID
 
 from app.api.domain import intervals as iv
 from app.api.domain.intervals import Interval
-from app.api.domain.timecards import MAX_SESSION, Punch, effective, local_midnights
+from app.api.domain.timecards import MAX_SESSION, effective, local_midnights
 from app.contract.timekeeping import TimesheetErrorType, TimesheetWarningType
 
 DEFAULT_GRACE_MINUTES = 7
@@ -61,6 +65,28 @@ PAY_SEGMENT_NAMESPACE = uuid.UUID("0b6c3f0e-4f6e-4d55-9a51-6f1c0a3d2e71")
 
 PieceType = Literal["working", "paid_break", "unpaid_break"]
 
+Id = UUID | str
+"""An id as the caller holds it: a `UUID` or its text (see the module docstring)."""
+
+
+class SheetPunch(Protocol):
+    """What the timesheet reads of a punch: `timecards.Punch`, or a row with these columns."""
+
+    @property
+    def id(self) -> Id: ...
+
+    @property
+    def action(self) -> str: ...
+
+    @property
+    def time(self) -> datetime: ...
+
+    @property
+    def state(self) -> str: ...
+
+    @property
+    def timecard_id(self) -> Id | None: ...
+
 
 @dataclass(frozen=True)
 class ScheduledSegment:
@@ -69,7 +95,7 @@ class ScheduledSegment:
     type: str
     start: datetime
     end: datetime
-    role_id: UUID | None = None
+    role_id: Id | None = None
 
     @cached_property
     def span(self) -> Interval[datetime]:
@@ -81,11 +107,11 @@ class ScheduledSegment:
 class ScheduledShift:
     """A shift of the provider (callouts already left out by the caller)."""
 
-    id: UUID
+    id: Id
     start: datetime
     end: datetime
     segments: tuple[ScheduledSegment, ...] = ()
-    pay_code_id: UUID | None = None
+    pay_code_id: Id | None = None
 
     @cached_property
     def span(self) -> Interval[datetime]:
@@ -110,7 +136,7 @@ class ScheduledShift:
         return None
 
     @cached_property
-    def primary_role(self) -> UUID | None:
+    def primary_role(self) -> Id | None:
         """The role of the first working (else on-call) segment."""
         for kind in ROLE_SEGMENTS:
             for segment in self.segments:
@@ -123,7 +149,7 @@ class ScheduledShift:
 class TimecardPeriod:
     """A timecard of the provider and the pay period it covers."""
 
-    id: UUID
+    id: Id
     start: datetime
     end: datetime
 
@@ -142,11 +168,11 @@ class TimesheetInput:
     now: datetime
     zone: tzinfo
     shifts: Sequence[ScheduledShift] = ()
-    punches: Sequence[Punch] = ()
+    punches: Sequence[SheetPunch] = ()
     timecards: Sequence[TimecardPeriod] = ()
     has_pay_period_template: bool = True
-    default_pay_code_id: UUID | None = None
-    default_role_id: UUID | None = None
+    default_pay_code_id: Id | None = None
+    default_role_id: Id | None = None
     grace_minutes: int = DEFAULT_GRACE_MINUTES
     missing_shift_tolerance: timedelta = MISSING_SHIFT_TOLERANCE
 
@@ -156,7 +182,7 @@ class TimesheetWarning:
     """A punch that does not match the schedule."""
 
     type: TimesheetWarningType
-    punch_id: UUID
+    punch_id: Id
 
 
 @dataclass(frozen=True)
@@ -164,16 +190,16 @@ class TimesheetError:
     """Something that keeps the timesheet from being complete."""
 
     type: TimesheetErrorType
-    shift_id: UUID | None = None
-    timecard_id: UUID | None = None
+    shift_id: Id | None = None
+    timecard_id: Id | None = None
 
 
 @dataclass(frozen=True)
 class PayCodeTotal:
     """Scheduled and actual whole minutes under one pay code and role."""
 
-    pay_code_id: UUID
-    role_id: UUID | None
+    pay_code_id: Id
+    role_id: Id | None
     scheduled: int
     actual: int
 
@@ -186,10 +212,10 @@ class PaySegment:
     type: PieceType
     start: datetime
     end: datetime
-    shift_id: UUID | None
-    timecard_id: UUID | None
-    pay_codes: tuple[UUID, ...]
-    role_id: UUID | None
+    shift_id: Id | None
+    timecard_id: Id | None
+    pay_codes: tuple[Id, ...]
+    role_id: Id | None
 
     @property
     def seconds(self) -> int:
@@ -201,7 +227,7 @@ class PaySegment:
 class Timesheet:
     """The computed timesheet."""
 
-    punches: list[Punch]
+    punches: list[SheetPunch]
     warnings: list[TimesheetWarning]
     errors: list[TimesheetError]
     pay_code_totals: list[PayCodeTotal]
@@ -212,8 +238,8 @@ class Timesheet:
 class _Session:
     """A clock-in and what followed it until the clock-out (if any)."""
 
-    clock_in: Punch
-    clock_out: Punch | None = None
+    clock_in: SheetPunch
+    clock_out: SheetPunch | None = None
     breaks: list[Interval[datetime]] = field(default_factory=list)
     break_start: datetime | None = None
     superseded: bool = False
@@ -224,7 +250,7 @@ class _Session:
         self.break_start = None
 
 
-def sessions_of(punches: Sequence[Punch]) -> list[_Session]:
+def sessions_of(punches: Sequence[SheetPunch]) -> list[_Session]:
     """Pair the counted punches into sessions; stray breaks and clock-outs are skipped."""
     sessions: list[_Session] = []
     current: _Session | None = None
@@ -290,12 +316,12 @@ class _Piece:
 
     span: Interval[datetime]
     type: PieceType
-    role_id: UUID | None
-    shift_id: UUID | None
-    timecard_id: UUID | None
-    pay_codes: tuple[UUID, ...]
+    role_id: Id | None
+    shift_id: Id | None
+    timecard_id: Id | None
+    pay_codes: tuple[Id, ...]
     day: date
-    session: UUID
+    session: Id
 
     @property
     def key(self) -> tuple[object, ...]:
@@ -304,7 +330,7 @@ class _Piece:
 
 
 def _raw_pieces(session: _Session, shift: ScheduledShift | None, end: datetime,
-                data: TimesheetInput) -> list[tuple[Interval[datetime], PieceType, UUID | None]]:
+                data: TimesheetInput) -> list[tuple[Interval[datetime], PieceType, Id | None]]:
     """The session's time split into worked time per role, paid and unpaid break."""
     span = iv.make(session.clock_in.time, end)
     if span is None:
@@ -315,7 +341,7 @@ def _raw_pieces(session: _Session, shift: ScheduledShift | None, end: datetime,
     breaks = iv.clip(punched_breaks, span)
     segments = shift.segments if shift is not None else ()
     paid_windows = [s.span for s in segments if s.type == "paid_break"]
-    pieces: list[tuple[Interval[datetime], PieceType, UUID | None]] = []
+    pieces: list[tuple[Interval[datetime], PieceType, Id | None]] = []
     remaining = iv.subtract([span], breaks)
     for segment in segments:
         if segment.type in ROLE_SEGMENTS:
@@ -378,8 +404,8 @@ def _pay_segments(sessions: Sequence[tuple[_Session, ScheduledShift | None, date
 
 def _totals(shifts: Sequence[ScheduledShift], segments: Sequence[PaySegment],
             window: Interval[datetime], data: TimesheetInput) -> list[PayCodeTotal]:
-    scheduled: dict[tuple[UUID, UUID | None], int] = defaultdict(int)
-    actual: dict[tuple[UUID, UUID | None], int] = defaultdict(int)
+    scheduled: dict[tuple[Id, Id | None], int] = defaultdict(int)
+    actual: dict[tuple[Id, Id | None], int] = defaultdict(int)
     for shift in shifts:
         pay_code = shift.pay_code_id or data.default_pay_code_id
         if pay_code is None or shift.invalid_reason is not None:
@@ -404,15 +430,15 @@ def _totals(shifts: Sequence[ScheduledShift], segments: Sequence[PaySegment],
 
 def _warnings(sessions: Sequence[tuple[_Session, ScheduledShift | None]],
               window: Interval[datetime], grace: timedelta) -> list[TimesheetWarning]:
-    first: dict[UUID, int] = {}
-    last: dict[UUID, int] = {}
+    first: dict[Id, int] = {}
+    last: dict[Id, int] = {}
     for index, (_session, shift) in enumerate(sessions):
         if shift is not None:
             first.setdefault(shift.id, index)
             last[shift.id] = index
     found: list[tuple[datetime, TimesheetWarning]] = []
 
-    def warn(kind: TimesheetWarningType, punch: Punch) -> None:
+    def warn(kind: TimesheetWarningType, punch: SheetPunch) -> None:
         found.append((punch.time, TimesheetWarning(type=kind, punch_id=punch.id)))
 
     for index, (session, shift) in enumerate(sessions):

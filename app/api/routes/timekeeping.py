@@ -19,6 +19,7 @@ from app.api.auth import Actor
 from app.api.pagination import Paginator
 from app.api.routing import endpoint
 from app.api.services import timekeeping as service
+from app.api.wire_text import Document
 from app.config import Settings
 from app.contract.timekeeping import (
     PunchCreate,
@@ -63,7 +64,7 @@ def get_timecard(session: Session, actor: Actor, settings: Settings, query: Time
           response=TimesheetRead | TimesheetPage,
           codes=["negative-range", "provider-not-found", "team-not-found"], tag="Timekeeping")
 def get_timesheet(session: Session, actor: Actor, settings: Settings, query: TimesheetQuery,
-                  pages: Paginator) -> TimesheetRead | TimesheetPage:
+                  pages: Paginator) -> Document:
     """One provider's timesheet for `[startDate, endDate)` with `provider`; with `team`
     (extension) a page of timesheets, one per provider of the team the caller may view, by
     provider name (`pageSize`, `cursor`). Early/late warnings allow the grace window setting

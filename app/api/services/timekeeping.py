@@ -43,8 +43,9 @@ from app.api.models import (
 from app.api.pagination import Paginator, SortKey
 from app.api.problems import ProblemError, not_found, validation
 from app.api.subjects import TIMESHEET
+from app.api.wire_text import Document, wire_id, wire_time
 from app.contract import timekeeping as wire
-from app.contract.common import construct_trusted, format_timestamp
+from app.contract.common import format_timestamp
 from app.contract.problems import ProblemCode
 
 DEFAULT_PAY_CODE_SHORTHAND = "REG"
@@ -431,99 +432,119 @@ def check_window(start: datetime, end: datetime) -> None:
                                     "ask for a shorter window")
 
 
+@dataclass(frozen=True)
+class _Loaded:
+    """The rows of a page of timesheets, by provider id text (ids as text: see `_load`)."""
+
+    shifts: dict[str, list[sheets.ScheduledShift]]
+    punches: dict[str, list[Any]]
+    periods: dict[str, list[sheets.TimecardPeriod]]
+
+
 def _load(session: Session, provider_ids: Sequence[uuid.UUID], low: datetime, high: datetime
-          ) -> tuple[dict[uuid.UUID, list[sheets.ScheduledShift]],
-                     dict[uuid.UUID, list[Any]],
-                     dict[uuid.UUID, list[sheets.TimecardPeriod]]]:
-    """Shifts, punches and timecards of these providers around `[low, high)`: four statements."""
+          ) -> _Loaded:
+    """Shifts, punches and timecards of these providers around `[low, high)`: four statements.
+
+    Ids are read as their wire text (`wire_id`) and handed to the domain as such: a page holds
+    tens of thousands of them, and each would otherwise become a `uuid.UUID` only to be written
+    back as text. Instants the computation needs stay datetimes; a punch's instants are also
+    read as wire text (`wire_time`), since the answer repeats them unchanged.
+    """
     in_range = (Shift.provider_id.in_(provider_ids), Shift.is_callout.is_(False),
                 Shift.end_date > low, Shift.start_date < high)
     run = session.connection().execute  # Core rows: no ORM result machinery for plain columns
-    segments: dict[uuid.UUID, list[sheets.ScheduledSegment]] = defaultdict(list)
+    segments: dict[str, list[sheets.ScheduledSegment]] = defaultdict(list)
     for shift_id, kind, start, end, role_id in run(
-        select(ShiftSegment.shift_id, ShiftSegment.type, ShiftSegment.start_date,
-               ShiftSegment.end_date, ShiftSegment.role_id)
+        select(wire_id(ShiftSegment.shift_id), ShiftSegment.type, ShiftSegment.start_date,
+               ShiftSegment.end_date, wire_id(ShiftSegment.role_id))
         .join(Shift, Shift.id == ShiftSegment.shift_id)
         .where(*in_range)
         .order_by(ShiftSegment.start_date, ShiftSegment.id)
     ):
         segments[shift_id].append(sheets.ScheduledSegment(kind, start, end, role_id))
-    shifts: dict[uuid.UUID, list[sheets.ScheduledShift]] = defaultdict(list)
+    shifts: dict[str, list[sheets.ScheduledShift]] = defaultdict(list)
     for shift_id, provider_id, start, end, pay_code_id in run(
-        select(Shift.id, Shift.provider_id, Shift.start_date, Shift.end_date,
-               ShiftPayCode.pay_code_id)
+        select(wire_id(Shift.id), wire_id(Shift.provider_id), Shift.start_date, Shift.end_date,
+               wire_id(ShiftPayCode.pay_code_id))
         .outerjoin(ShiftPayCode, ShiftPayCode.shift_id == Shift.id)
         .where(*in_range)
     ):
         shifts[provider_id].append(sheets.ScheduledShift(
             shift_id, start, end, tuple(segments.get(shift_id, ())), pay_code_id))
-    punches: dict[uuid.UUID, list[Any]] = defaultdict(list)
+    punches: dict[str, list[Any]] = defaultdict(list)
     for punch in run(  # rows, not ORM objects: read only
-        select(*TimecardPunch.__table__.columns)
+        select(wire_id(TimecardPunch.id).label("id"),
+               wire_id(TimecardPunch.timecard_id).label("timecard_id"),
+               wire_id(TimecardPunch.provider_id).label("provider_id"),
+               TimecardPunch.generated, wire_time(TimecardPunch.created_at).label("created_at"),
+               wire_time(TimecardPunch.updated_at).label("updated_at"), TimecardPunch.action,
+               TimecardPunch.state, TimecardPunch.time,
+               wire_time(TimecardPunch.time).label("time_text"), TimecardPunch.provider_note,
+               TimecardPunch.admin_note)
         .where(TimecardPunch.provider_id.in_(provider_ids), TimecardPunch.time >= low,
                TimecardPunch.time < high)
         .order_by(TimecardPunch.time, TimecardPunch.created_at, TimecardPunch.id)
     ):
         punches[punch.provider_id].append(punch)
-    periods: dict[uuid.UUID, list[sheets.TimecardPeriod]] = defaultdict(list)
+    periods: dict[str, list[sheets.TimecardPeriod]] = defaultdict(list)
     for card_id, provider_id, start, end in run(
-        select(Timecard.id, Timecard.provider_id, Timecard.period_start, Timecard.period_end)
+        select(wire_id(Timecard.id), wire_id(Timecard.provider_id), Timecard.period_start,
+               Timecard.period_end)
         .where(Timecard.provider_id.in_(provider_ids), Timecard.period_end > low,
                Timecard.period_start < high)
     ):
         periods[provider_id].append(sheets.TimecardPeriod(card_id, start, end))
-    return shifts, punches, periods
+    return _Loaded(shifts, punches, periods)
 
 
-def _domain_punch(punch: TimecardPunch) -> cards.Punch:
-    return cards.Punch(id=punch.id, action=punch.action,  # type: ignore[arg-type]
-                       time=punch.time, state=punch.state, timecard_id=punch.timecard_id)
+def _punch_document(row: Any) -> Document:
+    """A punch row of `_load` as the wire's `TimecardPunchRead`."""
+    return {"id": row.id, "timecardId": row.timecard_id, "providerId": row.provider_id,
+            "generated": row.generated, "createdAt": row.created_at,
+            "updatedAt": row.updated_at, "action": row.action, "state": row.state,
+            "time": row.time_text, "providerNote": row.provider_note,
+            "adminNote": row.admin_note}
 
 
-def _timesheet_read(provider: Provider, sheet: sheets.Timesheet, start: datetime, end: datetime,
-                    rows: dict[uuid.UUID, Any]) -> wire.TimesheetRead:
-    """The wire form of a computed timesheet. Every value already has its wire type (ids from
-    id columns, instants from instant columns, the rest from the domain's literals), so the
-    models are built without validating them again."""
-    texts: dict[uuid.UUID, str] = {}  # the few ids a sheet's segments repeat, turned once
+def _error_document(error: sheets.TimesheetError) -> Document:
+    """A timesheet error as the wire's `TimesheetError` (absent ids left out)."""
+    document: Document = {"type": error.type}
+    if error.shift_id is not None:
+        document["shiftId"] = str(error.shift_id)
+    if error.timecard_id is not None:
+        document["timecardId"] = str(error.timecard_id)
+    return document
 
-    def text(value: uuid.UUID | None) -> str | None:
-        if value is None:
-            return None
-        found = texts.get(value)
-        if found is None:
-            found = texts[value] = str(value)
-        return found
 
-    def punch(row: Any) -> wire.TimecardPunchRead:
-        return construct_trusted(wire.TimecardPunchRead, {
-            "id": row.id, "timecard_id": row.timecard_id, "provider_id": row.provider_id,
-            "generated": row.generated, "created_at": row.created_at,
-            "updated_at": row.updated_at, "action": row.action, "state": row.state,
-            "time": row.time, "provider_note": row.provider_note, "admin_note": row.admin_note})
+def _timesheet_document(provider_id: str, sheet: sheets.Timesheet, window: tuple[str, str],
+                        rows: Sequence[Any]) -> Document:
+    """A computed timesheet as the wire's `TimesheetRead`, members in the contract's order.
 
-    return construct_trusted(wire.TimesheetRead, {
-        "provider_id": provider.id,
-        "start_date": start,
-        "end_date": end,
-        "punches": [punch(rows[p.id]) for p in sheet.punches],
-        "warnings": [construct_trusted(wire.TimesheetWarning,
-                                       {"type": w.type, "punch_id": w.punch_id})
-                     for w in sheet.warnings],
-        "errors": [construct_trusted(wire.TimesheetError,
-                                     {"type": e.type, "shift_id": e.shift_id,
-                                      "timecard_id": e.timecard_id})
-                   for e in sheet.errors],
-        "pay_code_totals": [construct_trusted(wire.PayCodeTotal, {
-            "pay_code_id": t.pay_code_id, "role_id": t.role_id, "scheduled": t.scheduled,
-            "actual": t.actual}) for t in sheet.pay_code_totals],
-        "pay_segments": [construct_trusted(wire.PaySegment, {
-            "id": s.id, "type": s.type, "start_date": s.start, "item_id": None,
-            "shift_id": text(s.shift_id), "timecard_id": text(s.timecard_id),
-            "end_date": s.end, "pay_codes": [text(c) for c in s.pay_codes], "overtime": None,
-            "time_ranges": None, "work_rule_override": None, "role": text(s.role_id),
-        }) for s in sheet.pay_segments],
-    })
+    The ids are already text (`_load`); `str` keeps a caller's `UUID`s working too. `rows` are
+    the provider's punch rows, of which the sheet names those in the window.
+    """
+    by_id = {row.id: row for row in rows}
+    return {
+        "providerId": provider_id,
+        "startDate": window[0],
+        "endDate": window[1],
+        "punches": [_punch_document(by_id[p.id]) for p in sheet.punches],
+        "warnings": [{"type": w.type, "punchId": str(w.punch_id)} for w in sheet.warnings],
+        "errors": [_error_document(e) for e in sheet.errors],
+        "payCodeTotals": [
+            {"payCodeId": str(t.pay_code_id),
+             "roleId": str(t.role_id) if t.role_id is not None else None,
+             "scheduled": t.scheduled, "actual": t.actual}
+            for t in sheet.pay_code_totals],
+        "paySegments": [
+            {"id": s.id, "type": s.type, "startDate": format_timestamp(s.start), "itemId": None,
+             "shiftId": str(s.shift_id) if s.shift_id is not None else None,
+             "timecardId": str(s.timecard_id) if s.timecard_id is not None else None,
+             "endDate": format_timestamp(s.end), "payCodes": [str(c) for c in s.pay_codes],
+             "workRuleOverride": None,
+             "role": str(s.role_id) if s.role_id is not None else None}
+            for s in sheet.pay_segments],
+    }
 
 
 @contextmanager
@@ -541,58 +562,73 @@ def _collector_paused() -> Iterator[None]:
             gc.enable()
 
 
-def timesheets_for(session: Session, *, providers: Sequence[Provider], start: datetime,
-                   end: datetime, now: datetime, zone: tzinfo, grace_minutes: int
-                   ) -> list[wire.TimesheetRead]:
-    """Return the timesheets of these providers for `[start, end)`, in the providers' order."""
+def timesheet_documents(session: Session, *, providers: Sequence[Provider], start: datetime,
+                        end: datetime, now: datetime, zone: tzinfo, grace_minutes: int
+                        ) -> list[Document]:
+    """Return the timesheets of these providers for `[start, end)`, in the providers' order,
+    as the wire's `TimesheetRead` documents."""
     if not providers:
         return []
     with _collector_paused():
-        return _timesheets_for(session, providers=providers, start=start, end=end, now=now,
-                               zone=zone, grace_minutes=grace_minutes)
+        return _timesheet_documents(session, providers=providers, start=start, end=end, now=now,
+                                    zone=zone, grace_minutes=grace_minutes)
 
 
-def _timesheets_for(session: Session, *, providers: Sequence[Provider], start: datetime,
-                    end: datetime, now: datetime, zone: tzinfo, grace_minutes: int
-                    ) -> list[wire.TimesheetRead]:
-    pay_code = default_pay_code_id(session)
-    shifts, punches, periods = _load(session, [p.id for p in providers],
-                                     start - LOAD_MARGIN, end + LOAD_MARGIN)
-    result: list[wire.TimesheetRead] = []
+def timesheets_for(session: Session, *, providers: Sequence[Provider], start: datetime,
+                   end: datetime, now: datetime, zone: tzinfo, grace_minutes: int
+                   ) -> list[wire.TimesheetRead]:
+    """Return the timesheets of these providers for `[start, end)`, in the providers' order, as
+    contract models (for reports: validated from the same documents the API answers)."""
+    documents = timesheet_documents(session, providers=providers, start=start, end=end, now=now,
+                                    zone=zone, grace_minutes=grace_minutes)
+    return [wire.TimesheetRead.model_validate(d) for d in documents]
+
+
+def _timesheet_documents(session: Session, *, providers: Sequence[Provider], start: datetime,
+                         end: datetime, now: datetime, zone: tzinfo, grace_minutes: int
+                         ) -> list[Document]:
+    default = default_pay_code_id(session)
+    pay_code = str(default) if default is not None else None
+    loaded = _load(session, [p.id for p in providers], start - LOAD_MARGIN, end + LOAD_MARGIN)
+    window = (format_timestamp(start), format_timestamp(end))
+    result: list[Document] = []
     for provider in providers:
+        provider_id = str(provider.id)
         template, _why = _template(provider, zone)
-        own = punches.get(provider.id, [])
+        rows = loaded.punches.get(provider_id, [])
+        role = provider.default_role_id
         sheet = sheets.compute_timesheet(sheets.TimesheetInput(
             start=start, end=end, now=now, zone=zone,
-            shifts=shifts.get(provider.id, []),
-            punches=[_domain_punch(p) for p in own],
-            timecards=periods.get(provider.id, []),
+            shifts=loaded.shifts.get(provider_id, []),
+            punches=rows,
+            timecards=loaded.periods.get(provider_id, []),
             has_pay_period_template=template is not None,
             default_pay_code_id=pay_code,
-            default_role_id=provider.default_role_id,
+            default_role_id=str(role) if role is not None else None,
             grace_minutes=grace_minutes,
         ))
-        result.append(_timesheet_read(provider, sheet, start, end, {p.id: p for p in own}))
+        result.append(_timesheet_document(provider_id, sheet, window, rows))
     return result
 
 
 def get_timesheet(session: Session, *, actor: Actor, provider_id: uuid.UUID, start: datetime,
                   end: datetime, now: datetime, zone: tzinfo, grace_minutes: int
-                  ) -> wire.TimesheetRead:
-    """Return one provider's timesheet. Raises `negative-range`, `validation`,
-    `provider-not-found`, `unauthorized`."""
+                  ) -> Document:
+    """Return one provider's timesheet (a `TimesheetRead` document). Raises `negative-range`,
+    `validation`, `provider-not-found`, `unauthorized`."""
     check_window(start, end)
     provider = get_provider(session, provider_id=provider_id)
     actor.require("view", "Timesheet", TIMESHEET.of(provider))
-    return timesheets_for(session, providers=[provider], start=start, end=end, now=now,
-                          zone=zone, grace_minutes=grace_minutes)[0]
+    return timesheet_documents(session, providers=[provider], start=start, end=end, now=now,
+                               zone=zone, grace_minutes=grace_minutes)[0]
 
 
 def list_team_timesheets(session: Session, *, actor: Actor, query: wire.TimesheetQuery,
                          pages: Paginator, now: datetime, zone: tzinfo, grace_minutes: int
-                         ) -> wire.TimesheetPage:
-    """Return one page of timesheets, one per provider of the team the actor may view, by
-    provider name. Raises `negative-range`, `validation`, `team-not-found`."""
+                         ) -> Document:
+    """Return one page of timesheets (a `TimesheetPage` document), one per provider of the team
+    the actor may view, by provider name. Raises `negative-range`, `validation`,
+    `team-not-found`."""
     check_window(query.start_date, query.end_date)
     assert query.team is not None  # the query model requires provider or team
     if session.get(Team, query.team) is None:
@@ -604,6 +640,7 @@ def list_team_timesheets(session: Session, *, actor: Actor, query: wire.Timeshee
                         Provider.pay_period_template, raiseload=True))
     rows, cursor = pages.page(session, statement, scope="timesheets", query=query,
                               order=[SortKey(Provider.name), SortKey(Provider.id)])
-    items = timesheets_for(session, providers=rows, start=query.start_date, end=query.end_date,
-                           now=now, zone=zone, grace_minutes=grace_minutes)
-    return wire.TimesheetPage(items=items, cursor=cursor)
+    items = timesheet_documents(session, providers=rows, start=query.start_date,
+                                end=query.end_date, now=now, zone=zone,
+                                grace_minutes=grace_minutes)
+    return {"items": items, "cursor": cursor}
