@@ -45,7 +45,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta, tzinfo
 from functools import cached_property
 from itertools import pairwise
-from typing import Literal, Protocol
+from typing import Literal, NamedTuple, Protocol
 from uuid import UUID
 
 from app.api.domain import intervals as iv
@@ -220,7 +220,12 @@ class PaySegment:
     @property
     def seconds(self) -> int:
         """Length in whole seconds."""
-        return iv.total_seconds([Interval(self.start, self.end)])
+        return _seconds(self.start, self.end)
+
+
+def _seconds(start: datetime, end: datetime) -> int:
+    """Whole seconds from `start` to `end` (as `iv.total_seconds` counts one interval)."""
+    return (end - start) // timedelta(seconds=1)
 
 
 @dataclass(frozen=True)
@@ -286,7 +291,7 @@ def match_shift(clock_in: datetime, shifts: Sequence[ScheduledShift],
 
 
 def _timecard_at(moment: datetime, timecards: Sequence[TimecardPeriod]) -> TimecardPeriod | None:
-    covering = [t for t in timecards if t.span.contains(moment)]
+    covering = [t for t in timecards if t.start <= moment < t.end]
     return max(covering, key=lambda t: (t.start, str(t.id)), default=None)
 
 
@@ -310,11 +315,12 @@ def _session_end(session: _Session, shift: ScheduledShift | None,
     return data.now, False
 
 
-@dataclass(frozen=True)
-class _Piece:
-    """A labelled stretch of a session; touching pieces with equal keys are joined."""
+class _Piece(NamedTuple):
+    """A labelled stretch `[start, end)` of a session; touching pieces with equal labels are
+    joined. A named tuple, not a dataclass: a team's page makes tens of thousands of them."""
 
-    span: Interval[datetime]
+    start: datetime
+    end: datetime
     type: PieceType
     role_id: Id | None
     shift_id: Id | None
@@ -324,9 +330,9 @@ class _Piece:
     session: Id
 
     @property
-    def key(self) -> tuple[object, ...]:
-        return (self.type, self.role_id, self.shift_id, self.timecard_id, self.pay_codes,
-                self.day, self.session)
+    def labels(self) -> tuple[object, ...]:
+        """Everything but the bounds."""
+        return self[2:]
 
 
 def _raw_pieces(session: _Session, shift: ScheduledShift | None, end: datetime,
@@ -363,39 +369,35 @@ def _pay_segments(sessions: Sequence[tuple[_Session, ScheduledShift | None, date
                    *(b for t in data.timecards for b in (t.start, t.end))})
     pieces: list[_Piece] = []
     for session, shift, end in sessions:
+        shift_id = shift.id if shift is not None else None
         pay_code = (shift.pay_code_id if shift is not None else None) or data.default_pay_code_id
         for span, kind, role in _raw_pieces(session, shift, end, data):
+            clipped = iv.overlap(span, window)
+            if clipped is None:
+                continue
             codes = (pay_code,) if pay_code is not None and kind != "unpaid_break" else ()
-            for clipped in iv.clip([span], window):
-                inside = cuts[bisect_right(cuts, clipped.start):bisect_left(cuts, clipped.end)]
-                parts = [clipped] if not inside else [
-                    Interval(a, b) for a, b in pairwise([clipped.start, *inside, clipped.end])]
-                for part in parts:  # iv.split at the sorted, distinct cuts, by bisection
-                    card = _timecard_at(part.start, data.timecards)
-                    pieces.append(_Piece(
-                        span=part, type=kind, role_id=role,
-                        shift_id=shift.id if shift is not None else None,
-                        timecard_id=card.id if card is not None
-                        else session.clock_in.timecard_id,
-                        pay_codes=codes, day=part.start.astimezone(data.zone).date(),
-                        session=session.clock_in.id,
-                    ))
-    pieces.sort(key=lambda p: p.span.start)
+            # iv.split at the sorted, distinct cuts, by bisection
+            inside = cuts[bisect_right(cuts, clipped.start):bisect_left(cuts, clipped.end)]
+            for start, stop in pairwise([clipped.start, *inside, clipped.end]):
+                card = _timecard_at(start, data.timecards)
+                pieces.append(_Piece(
+                    start, stop, kind, role, shift_id,
+                    card.id if card is not None else session.clock_in.timecard_id,
+                    codes, start.astimezone(data.zone).date(), session.clock_in.id,
+                ))
+    pieces.sort(key=lambda p: p.start)
     joined: list[_Piece] = []
     for piece in pieces:
         last = joined[-1] if joined else None
-        if last is not None and last.span.end == piece.span.start and last.key == piece.key:
-            joined[-1] = _Piece(  # dataclasses.replace, spelled out (it is slow)
-                span=Interval(last.span.start, piece.span.end), type=last.type,
-                role_id=last.role_id, shift_id=last.shift_id, timecard_id=last.timecard_id,
-                pay_codes=last.pay_codes, day=last.day, session=last.session)
+        if last is not None and last.end == piece.start and last.labels == piece.labels:
+            joined[-1] = last._replace(end=piece.end)
         else:
             joined.append(piece)
     return [
         PaySegment(
             id=str(uuid.uuid5(PAY_SEGMENT_NAMESPACE,
-                              f"{p.session}:{p.type}:{p.span.start.isoformat()}")),
-            type=p.type, start=p.span.start, end=p.span.end, shift_id=p.shift_id,
+                              f"{p.session}:{p.type}:{p.start.isoformat()}")),
+            type=p.type, start=p.start, end=p.end, shift_id=p.shift_id,
             timecard_id=p.timecard_id, pay_codes=p.pay_codes, role_id=p.role_id,
         )
         for p in joined
@@ -414,12 +416,14 @@ def _totals(shifts: Sequence[ScheduledShift], segments: Sequence[PaySegment],
             if segment.type not in ("working", "paid_break"):
                 continue
             role = segment.role_id if segment.type == "working" else None
-            scheduled[(pay_code, role)] += iv.total_seconds(iv.clip([segment.span], window))
+            inside = iv.overlap(segment.span, window)  # a segment outside still names a total
+            scheduled[(pay_code, role)] += (_seconds(inside.start, inside.end) if inside is not None
+                                             else 0)
     for piece in segments:
         if piece.type == "unpaid_break" or not piece.pay_codes:
             continue
         role = piece.role_id if piece.type == "working" else None
-        actual[(piece.pay_codes[0], role)] += piece.seconds
+        actual[(piece.pay_codes[0], role)] += _seconds(piece.start, piece.end)
     keys = sorted(scheduled.keys() | actual.keys(),
                   key=lambda k: (str(k[0]), k[1] is not None, str(k[1])))
     return [PayCodeTotal(pay_code_id=pc, role_id=role,
