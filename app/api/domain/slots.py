@@ -49,6 +49,15 @@ PREFERRED_SKILL_SCORE = 50.0
 EARLINESS_SCORE = 20.0
 LOAD_SCORE = 10.0
 
+LONGEST_SHIFT = timedelta(hours=24)
+"""Product rule: a shift (so each of its segments) lasts at most 24 hours, as a clock-in session
+does (`app.api.domain.timecards.MAX_SESSION`). Slot search looks back this far for working
+segments begun before the window; the shift write paths are to refuse longer shifts."""
+LONGEST_APPOINTMENT = timedelta(hours=24)
+"""Product rule: an appointment lasts at most 24 hours, the longest an appointment type may be
+(1,440 minutes). Slot search looks back this far for appointments begun before the window; the
+appointment write paths are to refuse longer appointments."""
+
 _MINUTE = timedelta(minutes=1)
 
 

@@ -86,7 +86,9 @@ class ShiftSegment(Base):
         one_of("type", SEGMENT_TYPES),
         end_after_start(),
         Index(None, "shift_id", "start_date"),
-        Index(None, "role_id", "start_date"),
+        # Slot search finds the providers with a segment of some roles from this index alone.
+        Index("ix_shift_segments_slot_roles", "role_id", "start_date", "type", "is_break",
+              "is_on_call", "shift_id"),
         # Slot search reads candidate segments by start and filters them from this index alone.
         Index("ix_shift_segments_slot_search", "start_date", "end_date", "type", "is_break",
               "is_on_call", "role_id", "shift_id"),

@@ -1,7 +1,9 @@
 """Appointment slot search in three statements, reading only what can make the best slots.
 
 (1) the appointment type; (2) one UNION ALL of what is known per provider up front: the count of
-their appointments in the window (the load in the score), approved time off with its days, only
+their appointments in the window (the load in the score), the segments and appointments begun
+before the window and still running (looked for only as far back as the longest shift or
+appointment lasts: `LONGEST_SHIFT`, `LONGEST_APPOINTMENT`), approved time off with its days, only
 the skill, enrollment and licensed-region rows the type's and the request's conditions name, and,
 for a type limited to some roles, which providers have a candidate segment at all; (3) one
 UNION ALL of candidate working segments and live appointments in the window ordered by start,
@@ -17,7 +19,7 @@ import uuid
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from itertools import chain
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -38,7 +40,11 @@ from sqlalchemy import (
     type_coerce,
     union_all,
 )
+from sqlalchemy.engine import Dialect
+from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.orm import Session
+from sqlalchemy.sql.compiler import SQLCompiler
+from sqlalchemy.sql.functions import FunctionElement
 
 from app.api.auth import Actor
 from app.api.db import UtcDateTime
@@ -57,6 +63,7 @@ from app.api.models import (
     provider_enrollments,
 )
 from app.api.problems import negative_range, not_found, validation
+from app.api.wire_text import wire_id
 from app.contract.appointments import AppointmentSlot, SlotCriteria, SlotSearch, SlotSearchResult
 
 MAX_WINDOW_DAYS = 62
@@ -69,6 +76,56 @@ occupy it: the record keeps the provider's time as booked, and a slot must never
 # A full-day time off request blocks whole local days that may begin up to a day before its
 # start or end a day after its end (a day's `date` is written in UTC).
 _TIME_OFF_MARGIN = timedelta(days=1)
+
+
+def _utc_from_sqlite_text(text: str | None) -> datetime | None:
+    return None if text is None else datetime.fromisoformat(text).replace(tzinfo=UTC)
+
+
+def _as_utc(value: datetime | None) -> datetime | None:
+    return None if value is None else value.astimezone(UTC)
+
+
+class _Instant(String):
+    """An instant column read as an aware UTC `datetime` with one C-level parse.
+
+    `UtcDateTime` reads SQLite's UTC text (`YYYY-MM-DD hh:mm:ss.ffffff`, see `app.api.db`) with
+    a regular expression and then tags it UTC: several microseconds a value, and a search reads
+    two instants from each of about a thousand rows. `datetime.fromisoformat` parses that text
+    directly. PostgreSQL's driver already returns an aware `datetime`. For reading only: a
+    WHERE or ORDER BY keeps the typed column.
+    """
+
+    def result_processor(self, dialect: Dialect, coltype: object) -> Any:
+        return _utc_from_sqlite_text if dialect.name == "sqlite" else _as_utc
+
+
+def _instant(column: Any) -> Any:
+    return type_coerce(column, _Instant())
+
+
+class _unindexed(FunctionElement[Any]):
+    """A column's own value, written so that SQLite's planner uses no index for a condition on
+    it: `+column` (the unary plus is SQLite's documented no-op for that). Other databases get the
+    bare column, keeping their statistics and estimates."""
+
+    inherit_cache = True
+
+    def __init__(self, column: Any) -> None:
+        super().__init__(column)
+        self.type = column.type  # conditions bind their values as the column's
+
+
+@compiles(_unindexed)
+def _bare(element: _unindexed, compiler: SQLCompiler, **kw: Any) -> str:
+    (column,) = element.clauses
+    return compiler.process(column, **kw)
+
+
+@compiles(_unindexed, "sqlite")
+def _plus(element: _unindexed, compiler: SQLCompiler, **kw: Any) -> str:
+    (column,) = element.clauses
+    return f"+{compiler.process(column, **kw)}"
 
 
 def _uuids(values: Iterable[str]) -> list[uuid.UUID]:
@@ -104,11 +161,12 @@ def _check_window(body: SlotSearch) -> Interval[datetime]:
 
 def _segment_filters(kind: AppointmentType, requirements: SlotCriteria | None, *,
                      ordered: bool = False) -> list[ColumnElement[bool]]:
-    """Which segments are candidates, whatever their time. With `ordered`, the role condition
-    is written so that no role index can serve it: the planner then walks the start-date index
-    in order and the stream can be read lazily, instead of sorting every segment first."""
+    """Which segments are candidates, whatever their time. With `ordered`, SQLite is kept from
+    serving the role, callout and status conditions from an index: its planner then walks the
+    start-date index in order and the stream can be read lazily, instead of sorting every
+    segment first."""
     def plain(column: Any) -> Any:
-        return func.coalesce(column, column) if ordered else column  # the same value
+        return _unindexed(column) if ordered else column
 
     filters: list[ColumnElement[bool]] = [
         ShiftSegment.type == "working",
@@ -129,9 +187,12 @@ def _inside(start: Any, window: Interval[datetime]) -> list[ColumnElement[bool]]
     return [start >= window.start, start < window.end]
 
 
-def _begun_before(start: Any, end: Any, window: Interval[datetime]) -> list[ColumnElement[bool]]:
-    """Rows begun before the window and still running at its start (few)."""
-    return [start < window.start, end > window.start]
+def _begun_before(start: Any, end: Any, window: Interval[datetime],
+                  longest: timedelta) -> list[ColumnElement[bool]]:
+    """Rows begun before the window and still running at its start (few). No such row lasts
+    longer than `longest`, so only the index range of starts that far back is read, however
+    long the history."""
+    return [start >= window.start - longest, start < window.start, end > window.start]
 
 
 def _segments(filters: list[ColumnElement[bool]]) -> Select[Any]:
@@ -172,14 +233,15 @@ def _facts_statement(kind: AppointmentType, window: Interval[datetime],
             return cast(null(), kind) if value is None else value
 
         return [
-            literal(kind_name, text).label("kind"), provider_id.label("provider_id"),
-            typed(count, number).label("count"), typed(start, UtcDateTime()).label("start_date"),
-            typed(end, UtcDateTime()).label("end_date"),
-            typed(team, Provider.team_id.type).label("team_id"),
-            typed(role, ShiftSegment.role_id.type).label("role_id"),
+            literal(kind_name, text).label("kind"), wire_id(provider_id).label("provider_id"),
+            typed(count, number).label("count"),
+            _instant(typed(start, UtcDateTime())).label("start_date"),
+            _instant(typed(end, UtcDateTime())).label("end_date"),
+            wire_id(typed(team, Provider.team_id.type)).label("team_id"),
+            wire_id(typed(role, ShiftSegment.role_id.type)).label("role_id"),
             typed(full_day, TimeOffRequest.is_full_day.type).label("is_full_day"),
-            typed(day, UtcDateTime()).label("day"),
-            typed(request_id, Appointment.id.type).label("request_id"),
+            _instant(typed(day, UtcDateTime())).label("day"),
+            wire_id(typed(request_id, Appointment.id.type)).label("request_id"),
             typed(skill, text).label("skill"), typed(value, text).label("value"),
             typed(regions, Provider.licensed_regions.type).label("regions"),
         ]
@@ -191,12 +253,14 @@ def _facts_statement(kind: AppointmentType, window: Interval[datetime],
     appointments_before = select(*row(
         "appointment", Appointment.provider_id, start=Appointment.start_date,
         end=Appointment.end_date,
-    )).where(live, *_begun_before(Appointment.start_date, Appointment.end_date, window))
+    )).where(live, *_begun_before(Appointment.start_date, Appointment.end_date, window,
+                                  rules.LONGEST_APPOINTMENT))
     segments_before = _segments(_segment_filters(kind, requirements, ordered=True)) \
         .with_only_columns(*row(
         "segment", Shift.provider_id, start=ShiftSegment.start_date, end=ShiftSegment.end_date,
         team=Provider.team_id, role=ShiftSegment.role_id,
-    )).where(*_begun_before(ShiftSegment.start_date, ShiftSegment.end_date, window))
+    )).where(*_begun_before(ShiftSegment.start_date, ShiftSegment.end_date, window,
+                            rules.LONGEST_SHIFT))
     time_off = select(*row(
         "time_off", TimeOffRequest.provider_id, start=TimeOffRequest.start_date,
         end=TimeOffRequest.end_date, full_day=TimeOffRequest.is_full_day, day=TimeOffDay.date,
@@ -233,18 +297,11 @@ def _facts_statement(kind: AppointmentType, window: Interval[datetime],
         parts.append(select(*row("regions", Provider.id, regions=Provider.licensed_regions))
                      .where(Provider.status == "active"))
     if kind.allowed_roles is not None and required_ids is None:
-        # Providers of the shifts with a candidate segment starting in the window (the shifts
-        # found from the segment index alone); those begun before come with their rows.
-        shifts = select(ShiftSegment.shift_id).where(
-            ShiftSegment.type == "working", ShiftSegment.is_break == false(),
-            ShiftSegment.is_on_call == false(),
-            func.coalesce(ShiftSegment.role_id, ShiftSegment.role_id).in_(
-                _uuids(kind.allowed_roles)),
-            *_inside(ShiftSegment.start_date, window))
-        eligible = (select(Shift.provider_id)
-                    .join(Provider, Provider.id == Shift.provider_id)
-                    .where(Shift.id.in_(shifts), Shift.is_callout == false(),
-                           Provider.status == "active")
+        # Providers with a candidate segment starting in the window: the allowed roles' ranges
+        # of the role index, which holds every segment column the filters read; those begun
+        # before come with their rows.
+        eligible = (_segments(_segment_filters(kind, None))
+                    .where(*_inside(ShiftSegment.start_date, window))
                     .distinct().subquery())
         parts.append(select(*row("eligible", eligible.c.provider_id)))
     return union_all(*parts)
@@ -258,15 +315,15 @@ def _stream_statement(kind: AppointmentType, window: Interval[datetime],
     early."""
     text = String()
     segments = _segments(_segment_filters(kind, requirements, ordered=True)).with_only_columns(
-        literal("segment", text).label("kind"), Shift.provider_id.label("provider_id"),
-        Provider.team_id.label("team_id"), ShiftSegment.role_id.label("role_id"),
-        ShiftSegment.start_date.label("start_date"), ShiftSegment.end_date.label("end_date"),
+        literal("segment", text).label("kind"), wire_id(Shift.provider_id).label("provider_id"),
+        wire_id(Provider.team_id).label("team_id"), wire_id(ShiftSegment.role_id).label("role_id"),
+        _instant(ShiftSegment.start_date).label("start_date"),
+        _instant(ShiftSegment.end_date).label("end_date"),
     ).where(*_inside(ShiftSegment.start_date, window))
     appointments = select(
-        literal("appointment", text), Appointment.provider_id,
-        type_coerce(null(), Provider.team_id.type),
-        type_coerce(null(), ShiftSegment.role_id.type),
-        Appointment.start_date, Appointment.end_date,
+        literal("appointment", text), wire_id(Appointment.provider_id),
+        type_coerce(null(), text), type_coerce(null(), text),
+        _instant(Appointment.start_date), _instant(Appointment.end_date),
     ).where(Appointment.status.not_in(FREEING_STATUSES), *_inside(Appointment.start_date, window))
     if required_ids is not None:
         appointments = appointments.where(Appointment.provider_id.in_(required_ids))
@@ -284,37 +341,37 @@ class _Facts:
 
 
 def _facts(rows: Iterable[Any], zone: ZoneInfo, *, role_limited: bool) -> _Facts:
+    """Sort the facts statement's rows by kind (its ids are already the wire's text)."""
     facts = _Facts(eligible=set() if role_limited else None)
+    loads = facts.loads
     pairs: dict[str, list[tuple[str, str]]] = defaultdict(list)
     regions: dict[str, list[str]] = {}
     requests: dict[Any, tuple[Any, list[datetime]]] = {}
     for row in rows:
         kind = row.kind
         if kind == "load":
-            provider_id = str(row.provider_id)
-            facts.loads[provider_id] = facts.loads.get(provider_id, 0) + int(row.count)
+            loads[row.provider_id] = loads.get(row.provider_id, 0) + int(row.count)
         elif kind == "appointment":
-            provider_id = str(row.provider_id)
-            facts.loads[provider_id] = facts.loads.get(provider_id, 0) + 1
+            loads[row.provider_id] = loads.get(row.provider_id, 0) + 1
             facts.before.append(row)
         elif kind == "segment":
             facts.before.append(row)
             if facts.eligible is not None:
-                facts.eligible.add(str(row.provider_id))
+                facts.eligible.add(row.provider_id)
         elif kind == "time_off":
             _, days = requests.setdefault(row.request_id, (row, []))
             if row.day is not None:
                 days.append(row.day)
         elif kind == "skill":
-            pairs[str(row.provider_id)].append((row.skill, row.value))
+            pairs[row.provider_id].append((row.skill, row.value))
         elif kind == "regions":
-            regions[str(row.provider_id)] = list(row.regions or [])
+            regions[row.provider_id] = list(row.regions or [])
         elif facts.eligible is not None:
-            facts.eligible.add(str(row.provider_id))
+            facts.eligible.add(row.provider_id)
     for row, days in requests.values():
         for block in rules.time_off_block(row.start_date, row.end_date,
                                           is_full_day=row.is_full_day, days=days, zone=zone):
-            facts.time_off.append(rules.Busy(str(row.provider_id), block.start, block.end,
+            facts.time_off.append(rules.Busy(row.provider_id, block.start, block.end,
                                              "time_off"))
     facts.skills = {p: rules.skill_set(pairs.get(p, ()), licensed_regions=regions.get(p, ()))
                     for p in pairs.keys() | regions.keys()}
@@ -322,27 +379,44 @@ def _facts(rows: Iterable[Any], zone: ZoneInfo, *, role_limited: bool) -> _Facts
     return facts
 
 
+def _books_for_anyone(actor: Actor) -> bool:
+    """Whether the actor may book an appointment with any provider, whoever they are.
+
+    True for an admin, and when an unconditional allow decides before any deny can: rules are
+    tried highest precedence first, and a conditional allow before it only allows sooner. Then
+    no provider needs asking about one by one.
+    """
+    if actor.ability.is_admin:
+        return True
+    for rule in actor.ability.relevant("create", "Appointment"):
+        if rule.inverted:
+            return False
+        if rule.conditions is None:
+            return True
+    return False
+
+
 def _events(rows: Iterable[Any], actor: Actor, skills: Mapping[str, rules.SkillSet]
             ) -> Iterator[rules.WorkingSegment | rules.Busy]:
     """The stream as domain values; segments of providers the actor may not book are left out."""
-    bookable: dict[str, bool] = {}
+    bookable: dict[str, bool] | None = None if _books_for_anyone(actor) else {}
     empty: rules.SkillSet = frozenset()
     for row in rows:
-        provider_id = str(row.provider_id)
+        provider_id = row.provider_id
         if row.kind == "appointment":
             yield rules.Busy(provider_id, row.start_date, row.end_date)
             continue
-        allowed = bookable.get(provider_id)
-        if allowed is None:
-            allowed = bookable[provider_id] = actor.can("create", "Appointment", {
-                "providerId": provider_id, "status": "upcoming",
-                "teamId": str(row.team_id) if row.team_id else None,
-            })
-        if allowed:
-            yield rules.WorkingSegment(
-                provider_id=provider_id, role_id=str(row.role_id) if row.role_id else None,
-                start=row.start_date, end=row.end_date, skills=skills.get(provider_id, empty),
-            )
+        if bookable is not None:
+            allowed = bookable.get(provider_id)
+            if allowed is None:
+                allowed = bookable[provider_id] = actor.can("create", "Appointment", {
+                    "providerId": provider_id, "status": "upcoming", "teamId": row.team_id,
+                })
+            if not allowed:
+                continue
+        yield rules.WorkingSegment(provider_id=provider_id, role_id=row.role_id,
+                                   start=row.start_date, end=row.end_date,
+                                   skills=skills.get(provider_id, empty))
 
 
 def _criteria(criteria: SlotCriteria | None) -> tuple[frozenset[str] | None, Any]:
