@@ -140,6 +140,21 @@ def test_compute_counts_worked_time_outside_segments_under_first_role() -> None:
     assert sheet.pay_code_totals == [PayCodeTotal(REG, MD, 660, 720)]
 
 
+def test_compute_splits_a_session_where_break_pay_or_role_changes_and_nowhere_else() -> None:
+    roles = shift(segments=[seg("working", 0, 360, RN), seg("paid_break", 360, 390, None),
+                            seg("working", 390, 720, MD)])
+    sheet = compute([p("clock_in", -30), p("break_start", 350), p("break_end", 400),
+                     p("clock_out", 730)], [roles])
+    assert [(s.type, s.start, s.end, s.role_id) for s in sheet.pay_segments] == [
+        ("working", at(-30), at(350), RN),  # early minutes take the first role: one piece
+        ("unpaid_break", at(350), at(360), None),
+        ("paid_break", at(360), at(390), None),
+        ("unpaid_break", at(390), at(400), None),
+        ("working", at(400), at(720), MD),
+        ("working", at(720), at(730), RN),
+    ]
+
+
 def test_compute_clips_to_window_and_lists_only_window_punches() -> None:
     day, punches = world_day()
     sheet = compute(punches, [day], start=at(120), end=at(600))

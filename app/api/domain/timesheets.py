@@ -336,8 +336,15 @@ class _Piece(NamedTuple):
 
 
 def _raw_pieces(session: _Session, shift: ScheduledShift | None, end: datetime,
-                data: TimesheetInput) -> list[tuple[Interval[datetime], PieceType, Id | None]]:
-    """The session's time split into worked time per role, paid and unpaid break."""
+                data: TimesheetInput) -> list[tuple[datetime, datetime, PieceType, Id | None]]:
+    """The session's time `[start, end)` split into worked time per role, paid and unpaid break.
+
+    Punched breaks are paid where a scheduled paid break holds them; worked time takes the role
+    of the first working or on-call segment holding it, else the shift's first role (without a
+    shift, the provider's default role). One sweep: between two neighbouring bounds of the
+    session, its breaks and the shift's segments nothing changes, so each stretch takes what
+    holds at its start, and touching stretches alike are one piece.
+    """
     span = iv.make(session.clock_in.time, end)
     if span is None:
         return []
@@ -346,17 +353,24 @@ def _raw_pieces(session: _Session, shift: ScheduledShift | None, end: datetime,
         punched_breaks.append(Interval(session.break_start, end))
     breaks = iv.clip(punched_breaks, span)
     segments = shift.segments if shift is not None else ()
-    paid_windows = [s.span for s in segments if s.type == "paid_break"]
-    pieces: list[tuple[Interval[datetime], PieceType, Id | None]] = []
-    remaining = iv.subtract([span], breaks)
-    for segment in segments:
-        if segment.type in ROLE_SEGMENTS:
-            pieces += [(p, "working", segment.role_id) for p in iv.clip(remaining, segment.span)]
-            remaining = iv.subtract(remaining, [segment.span])
+    roles = [s for s in segments if s.type in ROLE_SEGMENTS]
+    paid = [s for s in segments if s.type == "paid_break"]
     fallback = shift.primary_role if shift is not None else data.default_role_id
-    pieces += [(p, "working", fallback) for p in remaining]
-    pieces += [(p, "paid_break", None) for p in iv.intersect(breaks, paid_windows)]
-    pieces += [(p, "unpaid_break", None) for p in iv.subtract(breaks, paid_windows)]
+    inner = [b for s in segments for b in (s.start, s.end) if span.start < b < span.end]
+    bounds = sorted({span.start, span.end, *inner, *(b for i in breaks for b in (i.start, i.end))})
+    pieces: list[tuple[datetime, datetime, PieceType, Id | None]] = []
+    for start, stop in pairwise(bounds):
+        kind: PieceType
+        if any(b.start <= start < b.end for b in breaks):
+            paid_here = any(s.start <= start < s.end for s in paid)
+            kind, role = ("paid_break" if paid_here else "unpaid_break"), None
+        else:
+            kind = "working"
+            role = next((s.role_id for s in roles if s.start <= start < s.end), fallback)
+        if pieces and pieces[-1][2:] == (kind, role):
+            pieces[-1] = (pieces[-1][0], stop, kind, role)
+        else:
+            pieces.append((start, stop, kind, role))
     return pieces
 
 
@@ -371,14 +385,14 @@ def _pay_segments(sessions: Sequence[tuple[_Session, ScheduledShift | None, date
     for session, shift, end in sessions:
         shift_id = shift.id if shift is not None else None
         pay_code = (shift.pay_code_id if shift is not None else None) or data.default_pay_code_id
-        for span, kind, role in _raw_pieces(session, shift, end, data):
-            clipped = iv.overlap(span, window)
-            if clipped is None:
+        for first, last, kind, role in _raw_pieces(session, shift, end, data):
+            first, last = max(first, window.start), min(last, window.end)
+            if last <= first:  # outside the window
                 continue
             codes = (pay_code,) if pay_code is not None and kind != "unpaid_break" else ()
             # iv.split at the sorted, distinct cuts, by bisection
-            inside = cuts[bisect_right(cuts, clipped.start):bisect_left(cuts, clipped.end)]
-            for start, stop in pairwise([clipped.start, *inside, clipped.end]):
+            inside = cuts[bisect_right(cuts, first):bisect_left(cuts, last)]
+            for start, stop in pairwise([first, *inside, last]):
                 card = _timecard_at(start, data.timecards)
                 pieces.append(_Piece(
                     start, stop, kind, role, shift_id,
