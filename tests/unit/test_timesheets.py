@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from app.api.domain.intervals import Interval
 from app.api.domain.timecards import Punch
 from app.api.domain.timesheets import (
+    PAY_SEGMENT_NAMESPACE,
     PayCodeTotal,
     ScheduledSegment,
     ScheduledShift,
@@ -25,6 +26,7 @@ from app.api.domain.timesheets import (
     TimesheetInput,
     TimesheetWarning,
     compute_timesheet,
+    pay_segment_id,
 )
 
 NY = ZoneInfo("America/New_York")
@@ -153,6 +155,15 @@ def test_compute_splits_a_session_where_break_pay_or_role_changes_and_nowhere_el
         ("working", at(400), at(720), MD),
         ("working", at(720), at(730), RN),
     ]
+
+
+@given(st.uuids(), st.sampled_from(["working", "paid_break", "unpaid_break"]),
+       st.datetimes(timezones=st.just(UTC)))
+def test_pay_segment_id_is_the_uuid5_of_session_type_and_start(
+        session: uuid.UUID, kind: str, start: datetime) -> None:
+    expected = uuid.uuid5(PAY_SEGMENT_NAMESPACE, f"{session}:{kind}:{start.isoformat()}")
+    assert pay_segment_id(session, kind, start) == str(expected)
+    assert pay_segment_id(str(session), kind, start) == str(expected)
 
 
 def test_compute_clips_to_window_and_lists_only_window_punches() -> None:

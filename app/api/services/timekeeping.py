@@ -432,6 +432,26 @@ def check_window(start: datetime, end: datetime) -> None:
                                     "ask for a shorter window")
 
 
+_PUNCH_COLUMNS = (
+    wire_id(TimecardPunch.id).label("id"),
+    wire_id(TimecardPunch.timecard_id).label("timecard_id"),
+    wire_id(TimecardPunch.provider_id).label("provider_id"),
+    TimecardPunch.generated,
+    wire_time(TimecardPunch.created_at).label("created_at"),
+    wire_time(TimecardPunch.updated_at).label("updated_at"),
+    TimecardPunch.action,
+    TimecardPunch.state,
+    wire_time(TimecardPunch.time).label("time_text"),
+    TimecardPunch.provider_note,
+    TimecardPunch.admin_note,
+)
+"""A punch's `TimecardPunchRead` members as wire text, in the contract's order."""
+
+_PUNCH_MEMBERS = ("id", "timecardId", "providerId", "generated", "createdAt", "updatedAt",
+                  "action", "state", "time", "providerNote", "adminNote")
+"""The wire names of `_PUNCH_COLUMNS`, in the same order."""
+
+
 @dataclass(frozen=True)
 class _Loaded:
     """The rows of a page of timesheets, by provider id text (ids as text: see `_load`)."""
@@ -473,14 +493,7 @@ def _load(session: Session, provider_ids: Sequence[uuid.UUID], low: datetime, hi
             shift_id, start, end, tuple(segments.get(shift_id, ())), pay_code_id))
     punches: dict[str, list[Any]] = defaultdict(list)
     for punch in run(  # rows, not ORM objects: read only
-        select(wire_id(TimecardPunch.id).label("id"),
-               wire_id(TimecardPunch.timecard_id).label("timecard_id"),
-               wire_id(TimecardPunch.provider_id).label("provider_id"),
-               TimecardPunch.generated, wire_time(TimecardPunch.created_at).label("created_at"),
-               wire_time(TimecardPunch.updated_at).label("updated_at"), TimecardPunch.action,
-               TimecardPunch.state, TimecardPunch.time,
-               wire_time(TimecardPunch.time).label("time_text"), TimecardPunch.provider_note,
-               TimecardPunch.admin_note)
+        select(*_PUNCH_COLUMNS, TimecardPunch.time)  # the wire's members, then the instant
         .where(TimecardPunch.provider_id.in_(provider_ids), TimecardPunch.time >= low,
                TimecardPunch.time < high)
         .order_by(TimecardPunch.time, TimecardPunch.created_at, TimecardPunch.id)
@@ -498,12 +511,9 @@ def _load(session: Session, provider_ids: Sequence[uuid.UUID], low: datetime, hi
 
 
 def _punch_document(row: Any) -> Document:
-    """A punch row of `_load` as the wire's `TimecardPunchRead`."""
-    return {"id": row.id, "timecardId": row.timecard_id, "providerId": row.provider_id,
-            "generated": row.generated, "createdAt": row.created_at,
-            "updatedAt": row.updated_at, "action": row.action, "state": row.state,
-            "time": row.time_text, "providerNote": row.provider_note,
-            "adminNote": row.admin_note}
+    """A punch row of `_load` as the wire's `TimecardPunchRead`: its leading columns are the
+    members' values in order (zip stops at the last member, before the row's datetime)."""
+    return dict(zip(_PUNCH_MEMBERS, row, strict=False))
 
 
 def _error_document(error: sheets.TimesheetError) -> Document:
