@@ -235,6 +235,7 @@ class Timesheet:
     """The computed timesheet."""
 
     punches: list[SheetPunch]
+    """The input's punch objects inside the window, in time order."""
     warnings: list[TimesheetWarning]
     errors: list[TimesheetError]
     pay_code_totals: list[PayCodeTotal]
