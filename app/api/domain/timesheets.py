@@ -130,7 +130,7 @@ class ScheduledShift:
         """Why the shift cannot be paid as scheduled, or None when it can."""
         if not any(s.type in ROLE_SEGMENTS for s in self.segments):
             return "it has no working or on-call segment"
-        if any(not self.span.covers(s.span) for s in self.segments):
+        if any(s.start < self.start or self.end < s.end for s in self.segments):
             return "a segment lies outside the shift"
         ordered = sorted(self.segments, key=lambda s: s.start)
         if any(b.start < a.end for a, b in pairwise(ordered)):
