@@ -92,10 +92,11 @@ def get_shift(session: Session, *, actor: Actor, shift_id: uuid.UUID) -> Shift:
 
 # The wire form of shifts, read straight from columns (see `app.api.wire_text`): every shift
 # answer (a list page, one shift, the result of a write, a time-off request's conflicts) is built
-# by `read_shifts` from the shifts' ids, with four statements built once: the shifts, their
-# segments (with roles), the segments' labels and the pay codes. A list first selects the page's
-# ids with its filters, a small statement: SQLAlchemy walks a new statement's every column each
-# time to find its compiled form, and the wire columns cost more to walk than a statement to run.
+# by `read_shifts` from the shifts' ids, with two statements built once: the shifts with their
+# pay code (at most one: it is keyed by the shift), and their segments with roles and labels. A
+# list first selects the page's ids with its filters, a small statement: SQLAlchemy walks a new
+# statement's every column each time to find its compiled form, and the wire columns cost more
+# to walk than a statement to run.
 
 _SHIFT_IDS = bindparam("shift_ids", expanding=True)
 
@@ -112,7 +113,10 @@ def _shifts_statement(*, display_names: bool) -> Select[Any]:
         Shift.note,
         Shift.is_callout,
         wire_id(Shift.work_rule_override).label("work_rule_override"),
-    ).where(Shift.id.in_(_SHIFT_IDS)).order_by(Shift.start_date, Shift.id)
+        wire_id(m.ShiftPayCode.pay_code_id).label("pay_code"),
+        m.ShiftPayCode.value.label("pay_code_value"),
+    ).outerjoin(m.ShiftPayCode, m.ShiftPayCode.shift_id == Shift.id).where(
+        Shift.id.in_(_SHIFT_IDS)).order_by(Shift.start_date, Shift.id)
     if display_names:
         statement = statement.outerjoin(m.Provider, m.Provider.id == Shift.provider_id
                                         ).add_columns(m.Provider.name.label("provider_name"))
@@ -120,6 +124,8 @@ def _shifts_statement(*, display_names: bool) -> Select[Any]:
 
 
 def _segments_statement(*, display_names: bool) -> Select[Any]:
+    """Segments by start, one row per label (a segment without labels has one, label null)."""
+    labels = m.segment_labels.c
     statement = select(
         wire_id(ShiftSegment.shift_id).label("shift"),
         wire_id(ShiftSegment.id).label("id"),
@@ -134,8 +140,11 @@ def _segments_statement(*, display_names: bool) -> Select[Any]:
         wire_time(ShiftSegment.start_date).label("starts"),
         wire_time(ShiftSegment.end_date).label("ends"),
         ShiftSegment.skill_requirement,
-    ).where(ShiftSegment.shift_id.in_(_SHIFT_IDS)).order_by(ShiftSegment.start_date,
-                                                            ShiftSegment.id)
+        wire_id(m.Label.id).label("label"),
+    ).outerjoin(m.segment_labels, labels.segment_id == ShiftSegment.id).outerjoin(
+        m.Label, m.Label.id == labels.label_id,
+    ).where(ShiftSegment.shift_id.in_(_SHIFT_IDS)).order_by(
+        ShiftSegment.start_date, ShiftSegment.id, m.Label.name, m.Label.id)
     if display_names:
         statement = statement.outerjoin(m.Role, m.Role.id == ShiftSegment.role_id).add_columns(
             m.Role.name.label("role_name"), m.Role.hex_color.label("role_color"))
@@ -145,22 +154,12 @@ def _segments_statement(*, display_names: bool) -> Select[Any]:
 # Built once: a statement object keeps its cache key, so reusing it spares working it out again.
 _SHIFTS = {names: _shifts_statement(display_names=names) for names in (False, True)}
 _SEGMENTS = {names: _segments_statement(display_names=names) for names in (False, True)}
-_LABELS = (
-    select(wire_id(m.segment_labels.c.segment_id).label("segment"), wire_id(m.Label.id))
-    .join(m.Label, m.Label.id == m.segment_labels.c.label_id)
-    .join(ShiftSegment, ShiftSegment.id == m.segment_labels.c.segment_id)
-    .where(ShiftSegment.shift_id.in_(_SHIFT_IDS))
-    .order_by(m.Label.name, m.Label.id)
-)
-_PAY_CODES = select(
-    wire_id(m.ShiftPayCode.shift_id), wire_id(m.ShiftPayCode.pay_code_id), m.ShiftPayCode.value,
-).where(m.ShiftPayCode.shift_id.in_(_SHIFT_IDS))
 
 
 def read_shifts(session: Session, shift_ids: Sequence[uuid.UUID], *,
                 display_names: bool = False) -> list[Document]:
     """The wire form of these shifts, by start date (the caller has checked that they exist
-    and may be viewed), with one statement each for the shifts, segments, labels and pay codes.
+    and may be viewed), read with two statements whatever their number.
 
     Members follow `ShiftRead`'s order and its rules for leaving a member out (display names
     only when asked for and known; deprecated members and a pay code's `value` when empty).
@@ -172,40 +171,46 @@ def read_shifts(session: Session, shift_ids: Sequence[uuid.UUID], *,
     session.flush()
     connection = session.connection()
     keys = {"shift_ids": shift_ids}
-    labels: dict[str, list[str]] = {}
-    for segment, label in connection.execute(_LABELS, keys).all():
-        labels.setdefault(segment, []).append(label)
-    pay_codes: dict[str, list[Document]] = {}
-    for shift, pay_code, value in connection.execute(_PAY_CODES, keys).all():
-        pay_codes.setdefault(shift, []).append(
-            {"payCodeId": pay_code} if value is None else {"payCodeId": pay_code, "value": value})
     segments: dict[str, list[Document]] = {}
+    segment: Document = {}
     # Rows are unpacked rather than read by name: a page has hundreds of them.
     for (shift_id, segment_id, imported_id, created_at, role, role_imported_id, additional_info,
-         is_break, is_on_call, kind, starts, ends, skill_requirement, *names,
+         is_break, is_on_call, kind, starts, ends, skill_requirement, label, *names,
          ) in connection.execute(_SEGMENTS[display_names], keys).all():
-        segment: Document = {"id": segment_id, "importedId": imported_id,
-                             "createdAt": created_at, "role": role}
+        if segment.get("id") == segment_id:  # the same segment, with its next label
+            segment["labels"].append(label)
+            continue
+        segment = {"id": segment_id, "importedId": imported_id, "createdAt": created_at,
+                   "role": role}
         if names:
             _add_known(segment, roleName=names[0], roleColor=names[1])
         _add_known(segment, roleImportedId=role_imported_id, additionalInfo=additional_info)
         segment.update(isBreak=is_break, isOnCall=is_on_call, type=kind, startDate=starts,
                        endDate=ends, skillRequirement=skill_requirement,
-                       labels=labels.get(segment_id, []))
+                       labels=[] if label is None else [label])
         segments.setdefault(shift_id, []).append(segment)
     documents = []
     for (shift_id, created_at, version, provider, starts, ends, team, note, is_callout,
-         work_rule_override, *names) in connection.execute(_SHIFTS[display_names], keys).all():
+         work_rule_override, pay_code, pay_code_value, *names,
+         ) in connection.execute(_SHIFTS[display_names], keys).all():
         shift: Document = {"id": shift_id, "createdAt": created_at}
         _add_known(shift, version=version)
         shift["provider"] = provider
         if names:
             _add_known(shift, providerName=names[0])
+        pay_codes: list[Document] = []
+        if pay_code is not None:
+            pay_codes.append(_known(payCodeId=pay_code, value=pay_code_value))
         shift.update(startDate=starts, endDate=ends, segments=segments.get(shift_id, []),
-                     payCodes=pay_codes.get(shift_id, []), team=team, note=note,
-                     isCallout=is_callout, workRuleOverride=work_rule_override)
+                     payCodes=pay_codes, team=team, note=note, isCallout=is_callout,
+                     workRuleOverride=work_rule_override)
         documents.append(shift)
     return documents
+
+
+def _known(**members: Any) -> Document:
+    """The members that have a value: the contract leaves the others out."""
+    return {name: value for name, value in members.items() if value is not None}
 
 
 def _add_known(document: Document, **members: Any) -> None:
