@@ -541,9 +541,9 @@ def _error_document(error: sheets.TimesheetError) -> Document:
     """A timesheet error as the wire's `TimesheetError` (absent ids left out)."""
     document: Document = {"type": error.type}
     if error.shift_id is not None:
-        document["shiftId"] = str(error.shift_id)
+        document["shiftId"] = error.shift_id
     if error.timecard_id is not None:
-        document["timecardId"] = str(error.timecard_id)
+        document["timecardId"] = error.timecard_id
     return document
 
 
@@ -552,28 +552,25 @@ def _timesheet_document(provider_id: str, sheet: sheets.Timesheet, window: tuple
     """A sheet computed from `_load`'s rows as the wire's `TimesheetRead`, members in the
     contract's order.
 
-    The ids are already text; `str` keeps a caller's `UUID`s working too. The sheet's punches
-    are the punch rows it was given (those in the window).
+    Its ids are the text `_load` read, and its punches the punch rows it was given (those in
+    the window); only the pay segments' instants are computed, so formatted here.
     """
     return {
         "providerId": provider_id,
         "startDate": window[0],
         "endDate": window[1],
         "punches": [_punch_document(row) for row in sheet.punches],
-        "warnings": [{"type": w.type, "punchId": str(w.punch_id)} for w in sheet.warnings],
+        "warnings": [{"type": w.type, "punchId": w.punch_id} for w in sheet.warnings],
         "errors": [_error_document(e) for e in sheet.errors],
         "payCodeTotals": [
-            {"payCodeId": str(t.pay_code_id),
-             "roleId": str(t.role_id) if t.role_id is not None else None,
-             "scheduled": t.scheduled, "actual": t.actual}
+            {"payCodeId": t.pay_code_id, "roleId": t.role_id, "scheduled": t.scheduled,
+             "actual": t.actual}
             for t in sheet.pay_code_totals],
         "paySegments": [
             {"id": s.id, "type": s.type, "startDate": format_timestamp(s.start), "itemId": None,
-             "shiftId": str(s.shift_id) if s.shift_id is not None else None,
-             "timecardId": str(s.timecard_id) if s.timecard_id is not None else None,
-             "endDate": format_timestamp(s.end), "payCodes": [str(c) for c in s.pay_codes],
-             "workRuleOverride": None,
-             "role": str(s.role_id) if s.role_id is not None else None}
+             "shiftId": s.shift_id, "timecardId": s.timecard_id,
+             "endDate": format_timestamp(s.end), "payCodes": list(s.pay_codes),
+             "workRuleOverride": None, "role": s.role_id}
             for s in sheet.pay_segments],
     }
 
