@@ -141,6 +141,20 @@ def test_create_appointment_rejects_end_not_after_start_as_negative_range(
     assert _problem(response, 400, "negative-range")["path"] == "/endDate"
 
 
+def test_create_appointment_lasts_at_most_a_day(fresh_api, world):
+    day = fresh_api.post(APPOINTMENTS, user=SCHEDULER, json=_body(world, minutes=24 * 60))
+    longer = fresh_api.post(APPOINTMENTS, user=SCHEDULER, json=_body(
+        world, T0 + timedelta(days=3), minutes=24 * 60 + 1))
+    assert day.status_code == 201, day.get_json()
+    assert _problem(longer, 400, "validation")["path"] == "/endDate"
+
+
+def test_update_appointment_may_not_stretch_it_past_a_day(fresh_api, world):
+    created = _create(fresh_api, world)
+    response = _patch(fresh_api, created, endDate=_wire(T0 + timedelta(hours=24, minutes=1)))
+    assert _problem(response, 400, "validation")["path"] == "/endDate"
+
+
 def test_create_appointment_rejects_actual_end_before_actual_start(fresh_api, world):
     response = fresh_api.post(APPOINTMENTS, user=SCHEDULER, json=_body(
         world, status="occurred", actualStartDate=_wire(T0),

@@ -152,6 +152,27 @@ def test_create_shift_rejects_end_before_start_as_negative_range(fresh_api, worl
     assert problem["path"] == "/endDate"
 
 
+def test_create_shift_lasts_at_most_a_day(fresh_api, world):
+    start = _future()
+    day = fresh_api.post("/v1/shifts", user=MANAGER, json=_body(world, start, hours=24))
+    longer = fresh_api.post("/v1/shifts", user=MANAGER, json=_body(
+        world, start + timedelta(days=2), endDate=_wire(start + timedelta(days=3, minutes=1))))
+
+    assert day.status_code == 201, day.get_json()
+    assert _problem(longer, 400, "validation")["path"] == "/endDate"
+
+
+def test_update_shift_may_not_stretch_it_past_a_day(fresh_api, world):
+    start = _future()
+    shift = _create(fresh_api, world, start=start)
+
+    problem = _problem(fresh_api.patch(f"/v1/shifts/{shift['id']}", user=MANAGER, json={
+        "version": 1, "startDate": _wire(start - timedelta(hours=17))}), 400, "validation")
+
+    assert problem["path"] == "/endDate"
+    assert fresh_api.get(f"/v1/shifts/{shift['id']}").get_json()["version"] == 1
+
+
 @pytest.mark.parametrize(("index", "move", "path"), [
     (0, {"startDate": -1}, "/segments/0/startDate"),
     (2, {"endDate": 1}, "/segments/2/endDate"),

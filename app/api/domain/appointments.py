@@ -16,6 +16,9 @@ Decisions where the spec is silent ("Transitions: not shown"):
   wire's precision) is `read-only-field`; repeating the current value is accepted.
 - No double booking: an `upcoming` appointment may not overlap (half-open ranges, so
   back-to-back is fine) another `upcoming` appointment of the same provider.
+- An appointment lasts at most `LONGEST_APPOINTMENT` (24 hours, the longest an appointment type
+  may be): `validation` on `/endDate`. Slot search relies on it to bound how far back it looks
+  for appointments begun before its window.
 
 Pure code: no Flask, no SQL, no clock (`now` is a parameter). Problems come back as values
 (`Refusal`); the service turns them into problem documents.
@@ -26,7 +29,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from app.api.domain.intervals import Interval
@@ -46,6 +49,9 @@ TRANSITIONS: Mapping[str, frozenset[str]] = {
     "cancelled": frozenset({"upcoming"}),
 }
 """Status → the other statuses it may move to (see the module docstring)."""
+
+LONGEST_APPOINTMENT = timedelta(hours=24)
+"""The longest an appointment may last (see the module docstring)."""
 
 CANCELLATION_MEMBERS = ("cancellation_date", "cancellation_reason")
 """Members only a cancelled appointment carries."""
@@ -117,6 +123,10 @@ def _range_refusal(state: AppointmentState) -> Refusal | None:
     if state.end <= state.start:
         return Refusal(ProblemCode.NEGATIVE_RANGE, "/endDate",
                        "The end date must come after the start date.")
+    if state.end - state.start > LONGEST_APPOINTMENT:
+        return Refusal(ProblemCode.VALIDATION, "/endDate",
+                       "must be at most 24 hours after startDate: an appointment lasts a day at "
+                       "most")
     if (state.actual_start is not None and state.actual_end is not None
             and state.actual_end <= state.actual_start):
         return Refusal(ProblemCode.NEGATIVE_RANGE, "/actualEndDate",
@@ -137,7 +147,7 @@ def decide_create(requested: AppointmentState, *, now: datetime) -> AppointmentS
     """Check a new appointment and fill what the rules fill (a cancelled one's date: `now`).
 
     Refusals: `negative-range` (`/endDate`, `/actualEndDate`) and `validation` (cancellation
-    members on an appointment that is not cancelled).
+    members on an appointment that is not cancelled; longer than `LONGEST_APPOINTMENT`).
     """
     if requested.status != "cancelled":
         refusal = _misplaced_cancellation({m: getattr(requested, m) for m in CANCELLATION_MEMBERS})
@@ -154,7 +164,8 @@ def decide_update(current: AppointmentState, changes: Mapping[str, Any], *,
 
     Refusals: `invalid-state-transition` (a move `TRANSITIONS` lacks, or changing a cancelled
     appointment that stays cancelled), `validation` (cancellation members while the result is not
-    cancelled) and `negative-range` (`/endDate`, `/actualEndDate`).
+    cancelled; longer than `LONGEST_APPOINTMENT`) and `negative-range` (`/endDate`,
+    `/actualEndDate`).
     """
     unknown = set(changes) - set(_WIRE)
     if unknown:

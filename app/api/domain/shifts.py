@@ -1,10 +1,10 @@
 """Shift rules: where segments may lie, which references they may name, and who may claim an open
 shift when.
 
-Segments lie inside their shift, each ends after it starts, and they come ordered by start without
-overlapping (touching is fine). A claim is refused, in this order, when the shift already has a
-provider, has started, starts inside the minimum notice window, needs skills the claimant lacks,
-or overlaps another (non-callout) shift of the claimant.
+A shift lasts at most `LONGEST_SHIFT`; its segments lie inside it, each ends after it starts, and
+they come ordered by start without overlapping (touching is fine). A claim is refused, in this
+order, when the shift already has a provider, has started, starts inside the minimum notice
+window, needs skills the claimant lacks, or overlaps another (non-callout) shift of the claimant.
 
 Pure code: no Flask, no SQL, no clock (`now` is a parameter). Problems come back as values
 (`FieldError`s, a `ClaimRefusal`); the service turns them into problem documents.
@@ -31,6 +31,20 @@ ENROLLMENT_NAMES = frozenset({"enrollment", "skillEnrollment"})
 """Skill names in a requirement that test the names of the provider's enrollments."""
 LANGUAGE_NAMES = frozenset({"language"})
 """Skill names in a requirement that test the provider's languages (a skill like any other)."""
+
+
+LONGEST_SHIFT = timedelta(hours=24)
+"""The longest a shift may last, as long as a clock-in session may
+(`app.api.domain.timecards.MAX_SESSION`): longer duty is entered as consecutive shifts. Slot
+search relies on it to bound how far back it looks for segments begun before its window."""
+
+
+def length_error(start: datetime, end: datetime) -> FieldError | None:
+    """`/endDate` when a shift from `start` to `end` lasts longer than `LONGEST_SHIFT`."""
+    if end - start <= LONGEST_SHIFT:
+        return None
+    return FieldError(path="/endDate", message="must be at most 24 hours after startDate: "
+                                               "enter longer duty as consecutive shifts")
 
 
 @dataclass(frozen=True)

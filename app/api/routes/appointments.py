@@ -62,7 +62,8 @@ def create_appointment(session: Session, actor: Actor, body: AppointmentCreate,
     (`validation` on `/providerId`). `cancellationDate` and `cancellationReason` are accepted only
     with status `cancelled` (the date then defaults to now). An `upcoming` appointment may not
     overlap another `upcoming` appointment of the same provider (`appointment-overlap`, listing
-    `conflicts`); back-to-back is fine.
+    `conflicts`); back-to-back is fine. An appointment lasts at most 24 hours (`validation` on
+    `/endDate`).
     """
     appointment = service.create_appointment(session, actor=actor, body=body,
                                              now=datetime.now(UTC))

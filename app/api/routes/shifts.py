@@ -66,9 +66,10 @@ def create_shift(session: Session, actor: Actor, body: ShiftCreate,
                  ) -> tuple[Document, dict[str, str]]:
     """Create a shift; leave `provider` out (or null) for an open shift.
 
-    Segments must lie inside the shift, ordered by startDate without overlapping, in existing
-    roles (of the shift's team when `team` is given) with existing labels. Needs `create` Shift on
-    the new shift's fields.
+    A shift lasts at most 24 hours (`validation` on `/endDate`; enter longer duty as
+    consecutive shifts). Segments must lie inside the shift, ordered by startDate without
+    overlapping, in existing roles (of the shift's team when `team` is given) with existing
+    labels. Needs `create` Shift on the new shift's fields.
     """
     shift = service.create_shift(session, actor=actor, body=body, now=datetime.now(UTC))
     location = url_for("api.get_shift", shift_id=shift.id)

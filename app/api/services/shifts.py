@@ -249,6 +249,11 @@ def _fail_on(errors: Sequence[FieldError]) -> None:
         raise validation(errors[0].path, errors[0].message, errors)
 
 
+def _length_errors(start: datetime, end: datetime) -> list[FieldError]:
+    error = rules.length_error(start, end)
+    return [] if error is None else [error]
+
+
 def _lock(session: Session, shift_id: uuid.UUID) -> Shift:
     """Load a shift and lock its row for the rest of the transaction, or raise `shift-not-found`.
 
@@ -358,6 +363,7 @@ def create_shift(session: Session, *, actor: Actor, body: ShiftCreate, now: date
     if body.end_date <= body.start_date:
         raise negative_range("/endDate")
     errors = _person_errors(session, provider=body.provider, team=body.team)
+    errors += _length_errors(body.start_date, body.end_date)
     segment_errors, labels = _new_segments_errors(
         session, start=body.start_date, end=body.end_date, team=body.team,
         segments=body.segments, pay_codes=body.pay_codes)
@@ -443,6 +449,7 @@ def update_shift(session: Session, *, actor: Actor, shift_id: uuid.UUID, body: S
         raise negative_range("/endDate")
     errors = _person_errors(session, provider=changes.get("provider_id"),
                             team=changes.get("team_id"))
+    errors += _length_errors(start, end)
     labels: dict[uuid.UUID, m.Label] = {}
     if body.segments is not None or body.pay_codes is not None:
         segment_errors, labels = _new_segments_errors(
