@@ -114,3 +114,16 @@ def test_appointment_answers_are_what_the_contract_writes(api: Api) -> None:
     for item in items[:5]:
         one = api.get(f"/v1/appointments/{item['id']}", user="admin@example.com")
         assert one.get_json() == item
+
+
+@settings(max_examples=40, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(instants=st.lists(_INSTANTS, min_size=1, max_size=5))
+def test_instants_read_back_as_the_aware_utc_values_written(
+    api: Api, instants: list[datetime]
+) -> None:
+    """`UtcDateTime` reads SQLite's stored text with its own parser: the same instant, in UTC."""
+    with api.db.engine.connect() as connection:
+        row = connection.execute(select(*(literal(v, UtcDateTime()) for v in instants))).one()
+    assert list(row) == instants
+    assert all(value.tzinfo == UTC for value in row)
