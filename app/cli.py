@@ -61,10 +61,10 @@ def serve(host: str, port: int, workers: int, threads: int) -> None:
     """Serve the UI at /, the API at /v1 and sign-in at /auth (gunicorn)."""
     from gunicorn.app.base import BaseApplication
 
-    from app import create_app
+    from app import serving_app
 
     settings = Settings.from_env()
-    flask_app = create_app(settings)
+    flask_app = serving_app(settings)
 
     class _Server(BaseApplication):  # type: ignore[misc]
         def load_config(self) -> None:

@@ -1,12 +1,11 @@
-"""The app under benchmark, plus a bare Flask JSON endpoint to compare it with (bench only)."""
+"""The app under benchmark, as served (`app.wsgi`), plus a bare Flask JSON endpoint to compare
+it with (bench only)."""
 
 from __future__ import annotations
 
 from flask import jsonify
 
-from app import create_app
-
-app = create_app()
+from app.wsgi import app
 
 
 @app.get("/bench/bare")
