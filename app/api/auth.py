@@ -20,10 +20,10 @@ import hashlib
 import threading
 import time
 import uuid
-from collections.abc import Mapping
+from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from flask import request
 from sqlalchemy import ColumnElement, Engine, event, select
@@ -37,6 +37,8 @@ from app.api.tokens import TokenInvalid
 from app.contract.problems import ProblemCode
 
 BOT_TOKEN_PREFIX = "sdk_"
+
+S = TypeVar("S")
 
 AUTH_TTL_SECONDS = 5.0
 """How long this process reuses a verified JWT's subject and a user's actor (see above)."""
@@ -114,6 +116,8 @@ class Actor:
     team_ids: tuple[uuid.UUID, ...]
     rules: list[dict[str, Any]] = field(default_factory=list)
     ability: Ability = field(default_factory=Ability)
+    statements: dict[Hashable, Any] = field(default_factory=dict, repr=False, compare=False)
+    """Statements built from this actor's permissions (see `statement`)."""
 
     def can(self, action: str, subject: str, obj: Mapping[str, Any] | None = None) -> bool:
         """Whether the actor may do `action` on `subject` (one object, or the type)."""
@@ -134,6 +138,15 @@ class Actor:
     def where(self, action: str, subject: str, fields: Fields) -> ColumnElement[bool]:
         """A SQL condition selecting the rows of `subject` the actor may do `action` on."""
         return sql_filter(self.ability, action, subject, fields)
+
+    def statement(self, shape: Hashable, build: Callable[[], S]) -> S:
+        """The statement `build` makes, built once per `shape` for as long as this actor is
+        kept (see `AUTH_TTL_SECONDS`): a busy list builds its filtered statement, permission
+        condition included, once, and binds each request's values at execution."""
+        found = self.statements.get(shape)
+        if found is None:
+            found = self.statements[shape] = build()
+        return found
 
 
 def hash_api_token(token: str) -> str:

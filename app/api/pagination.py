@@ -10,15 +10,17 @@ from __future__ import annotations
 
 import hashlib
 import json
+import threading
 import uuid
-from collections.abc import Sequence
+import weakref
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
 from itsdangerous import BadSignature, URLSafeSerializer
 from pydantic import BaseModel
-from sqlalchemy import ColumnElement, Select, and_, false, or_
+from sqlalchemy import ColumnElement, Select, and_, bindparam, false, or_
 from sqlalchemy.orm import Session
 
 from app.api.problems import validation
@@ -103,6 +105,7 @@ class Paginator:
         query: ListQuery,
         order: Sequence[SortKey],
         rows: bool = False,
+        params: Mapping[str, Any] | None = None,
     ) -> tuple[list[Any], str | None]:
         """One page of `statement`'s rows and the cursor of the next page (None at the end).
 
@@ -110,19 +113,56 @@ class Paginator:
         key's columns under their keys); the last key column must be unique (an id). Rows are
         read on the session's connection, without the ORM's per-statement work (lists are
         read-only, so there is nothing to flush first).
+
+        `statement` may take bound parameters, given in `params`: a list built once and reused
+        for many requests (values bound at execution) gets its keyset form built once too,
+        which spares SQLAlchemy working out a new statement's compiled form every time. A
+        statement is always paged in the same `order`.
         """
+        values = {**(params or {}), _LIMIT: query.page_size + 1}
+        after: list[Any] | None = None
         if query.cursor:
             after = self.read_cursor(scope, query, query.cursor, len(order))
-            statement = statement.where(_after(order, after))
-        statement = statement.order_by(*(_order_by(k) for k in order)).limit(query.page_size + 1)
-        found = (session.connection().execute(statement) if rows
-                 else session.scalars(statement).unique())
+            values.update((f"{_AFTER}{index}", value) for index, value in enumerate(after))
+        keyset = _keyset(statement, order, after)
+        found = (session.connection().execute(keyset, values) if rows
+                 else session.scalars(keyset, values).unique())
         items: list[Any] = list(found.all())
         if len(items) <= query.page_size:
             return items, None
         items = items[: query.page_size]
         key = [_value_of(items[-1], k.column) for k in order]
         return items, self.cursor_for(scope, query, key)
+
+
+_LIMIT = "page_limit"
+_AFTER = "page_after_"
+_KEYSETS: weakref.WeakKeyDictionary[Select[Any], dict[Any, Select[Any]]] = (
+    weakref.WeakKeyDictionary())
+_KEYSETS_LOCK = threading.Lock()
+
+
+def _keyset(statement: Select[Any], order: Sequence[SortKey],
+            after: Sequence[Any] | None) -> Select[Any]:
+    """`statement` ordered by `order`, limited, and after a cursor's key when there is one, with
+    the limit and the key as bound parameters; kept beside `statement` for as long as it lives.
+
+    The form depends only on which key values are NULL (`_after` tests NULL with IS NULL).
+    """
+    shape = None if after is None else tuple(value is None for value in after)
+    with _KEYSETS_LOCK:
+        kept = _KEYSETS.setdefault(statement, {})
+        if shape in kept:
+            return kept[shape]
+    keyset = statement
+    if after is not None:
+        keyset = keyset.where(_after(order, [
+            None if value is None else bindparam(f"{_AFTER}{index}")
+            for index, value in enumerate(after)]))
+    keyset = keyset.order_by(*(_order_by(k) for k in order)).limit(bindparam(_LIMIT))
+    with _KEYSETS_LOCK:
+        kept[shape] = keyset
+    return keyset
 
 
 def _value_of(row: Any, column: ColumnElement[Any]) -> Any:

@@ -24,7 +24,7 @@ from contextlib import contextmanager
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import bindparam, select
+from sqlalchemy import Select, bindparam, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 from sqlalchemy.orm.exc import StaleDataError
@@ -117,6 +117,32 @@ def _documents(session: Session, appointment_ids: Sequence[uuid.UUID]) -> list[D
     return [_document(row) for row in rows]
 
 
+_FILTERS = ("team_id", "provider_id", "member_id", "start_date", "end_date", "status", "type")
+
+
+def _list_statement(actor: Actor, filters: frozenset[str]) -> Select[Any]:
+    """The ids and sort key of the appointments the actor may view, with the `filters` named
+    (their values bound as parameters of the same names)."""
+    statement = select(Appointment.id, Appointment.start_date).where(
+        actor.where("view", "Appointment", APPOINTMENT.columns))
+    if "team_id" in filters:
+        team = select(Provider.id).where(Provider.team_id == bindparam("team_id"))
+        statement = statement.where(Appointment.provider_id.in_(team))
+    if "provider_id" in filters:
+        statement = statement.where(Appointment.provider_id == bindparam("provider_id"))
+    if "member_id" in filters:
+        statement = statement.where(Appointment.member_id == bindparam("member_id"))
+    if "start_date" in filters:
+        statement = statement.where(Appointment.end_date > bindparam("start_date"))
+    if "end_date" in filters:
+        statement = statement.where(Appointment.start_date < bindparam("end_date"))
+    if "status" in filters:
+        statement = statement.where(Appointment.status == bindparam("status"))
+    if "type" in filters:
+        statement = statement.where(Appointment.type == bindparam("type"))
+    return statement
+
+
 def list_appointments(
     session: Session, *, actor: Actor, query: AppointmentListQuery, pages: Paginator
 ) -> tuple[list[Document], str | None]:
@@ -125,28 +151,18 @@ def list_appointments(
 
     `startDate`/`endDate` select appointments overlapping the window (half-open: one that ends
     exactly at `startDate` is not in it); `teamId` is the team of the appointment's provider.
+    The filtered statement is built once per shape of query for as long as the actor is kept
+    (`Actor.statement`).
     """
     check_range(query.start_date, query.end_date)
-    statement = select(Appointment.id, Appointment.start_date).where(
-        actor.where("view", "Appointment", APPOINTMENT.columns))
-    if query.team_id is not None:
-        team = select(Provider.id).where(Provider.team_id == query.team_id)
-        statement = statement.where(Appointment.provider_id.in_(team))
-    if query.provider_id is not None:
-        statement = statement.where(Appointment.provider_id == query.provider_id)
-    if query.member_id is not None:
-        statement = statement.where(Appointment.member_id == query.member_id)
-    if query.start_date is not None:
-        statement = statement.where(Appointment.end_date > query.start_date)
-    if query.end_date is not None:
-        statement = statement.where(Appointment.start_date < query.end_date)
-    if query.status is not None:
-        statement = statement.where(Appointment.status == query.status)
-    if query.type is not None:
-        statement = statement.where(Appointment.type == query.type)
+    values = {name: getattr(query, name) for name in _FILTERS
+              if getattr(query, name) is not None}
+    filters = frozenset(values)
+    statement = actor.statement(("appointments", filters),
+                                lambda: _list_statement(actor, filters))
     rows, cursor = pages.page(session, statement, scope="appointments", query=query,
                               order=[SortKey(Appointment.start_date), SortKey(Appointment.id)],
-                              rows=True)
+                              rows=True, params=values)
     return _documents(session, [row.id for row in rows]), cursor
 
 

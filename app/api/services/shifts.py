@@ -56,24 +56,26 @@ def _loading() -> list[LoaderOption]:
             selectinload(Shift.pay_codes)]
 
 
-def list_statement(*, actor: Actor, query: ShiftListQuery) -> Select[tuple[Shift]]:
-    """Select the shifts the list query asks for and the actor may view (unordered).
+_FILTERS = ("start_date", "end_date", "provider_id", "team_id")
 
-    Raises `negative-range`.
-    """
-    check_window(query.start_date, query.end_date)
-    statement = select(Shift).where(actor.where("view", "Shift", SHIFT.columns))
-    if query.start_date is not None:
-        statement = statement.where(Shift.end_date > query.start_date)
-    if query.end_date is not None:
-        statement = statement.where(Shift.start_date < query.end_date)
-    if query.provider_id is not None:
-        statement = statement.where(Shift.provider_id == query.provider_id)
-    if query.team_id is not None:
-        statement = statement.where(Shift.team_id == query.team_id)
-    if query.open_only:
+
+def _list_statement(actor: Actor, filters: frozenset[str], *, open_only: bool,
+                    include_callouts: bool) -> Select[Any]:
+    """The ids and sort key of the shifts the actor may view, with the `filters` named (their
+    values bound as parameters of the same names)."""
+    statement = select(Shift.id, Shift.start_date).where(
+        actor.where("view", "Shift", SHIFT.columns))
+    if "start_date" in filters:
+        statement = statement.where(Shift.end_date > bindparam("start_date"))
+    if "end_date" in filters:
+        statement = statement.where(Shift.start_date < bindparam("end_date"))
+    if "provider_id" in filters:
+        statement = statement.where(Shift.provider_id == bindparam("provider_id"))
+    if "team_id" in filters:
+        statement = statement.where(Shift.team_id == bindparam("team_id"))
+    if open_only:
         statement = statement.where(Shift.provider_id.is_(None))
-    if not query.include_callouts:
+    if not include_callouts:
         statement = statement.where(Shift.is_callout.is_(False))
     return statement
 
@@ -228,14 +230,22 @@ def read_shift(session: Session, shift_id: uuid.UUID, *, display_names: bool = F
 def list_shifts(
     session: Session, *, actor: Actor, query: ShiftListQuery, pages: Paginator
 ) -> tuple[list[Document], str | None]:
-    """One page of `list_statement` in wire form (`read_shifts`), and the next page's cursor.
+    """One page of the shifts the query asks for and the actor may view, by start date, in wire
+    form (`read_shifts`), and the next page's cursor. The filtered statement is built once per
+    shape of query for as long as the actor is kept (`Actor.statement`).
 
     Raises `negative-range` and `validation` (bad cursor).
     """
-    statement = list_statement(actor=actor, query=query).with_only_columns(Shift.id,
-                                                                           Shift.start_date)
+    check_window(query.start_date, query.end_date)
+    values = {name: getattr(query, name) for name in _FILTERS
+              if getattr(query, name) is not None}
+    shape = ("shifts", frozenset(values), query.open_only, query.include_callouts)
+    statement = actor.statement(shape, lambda: _list_statement(
+        actor, frozenset(values), open_only=query.open_only,
+        include_callouts=query.include_callouts))
     rows, cursor = pages.page(session, statement, scope="shifts", query=query,
-                              order=[SortKey(Shift.start_date), SortKey(Shift.id)], rows=True)
+                              order=[SortKey(Shift.start_date), SortKey(Shift.id)], rows=True,
+                              params=values)
     return read_shifts(session, [row.id for row in rows],
                        display_names=query.include_display_names), cursor
 
