@@ -24,7 +24,6 @@ from pydantic import (
 from pydantic.alias_generators import to_camel
 from pydantic_core import CoreSchema, core_schema
 
-TIMESTAMP_FORMAT = "%Y-%m-%dT%H:%M:%S+0000"
 DAY_FORMAT = "%Y-%m-%dT00:00:00.000Z"
 
 # YYYY-MM-DDThh:mm:ss, optional fraction, then Z, +hhmm or +hh:mm (DESIGN.md "Wire conventions").
@@ -60,8 +59,14 @@ def parse_timestamp(value: Any) -> datetime:
 
 
 def format_timestamp(value: datetime) -> str:
-    """Format an aware datetime as the wire's `YYYY-MM-DDThh:mm:ss+0000`, always in UTC."""
-    return value.astimezone(UTC).strftime(TIMESTAMP_FORMAT)
+    """Format an aware datetime as the wire's `YYYY-MM-DDThh:mm:ss+0000`, always in UTC.
+
+    `isoformat` rather than `strftime`: a third of the cost, and a year before 1000 keeps its
+    four digits (glibc's `%Y` drops the leading zeros).
+    """
+    if value.tzinfo is not UTC:
+        value = value.astimezone(UTC)
+    return value.isoformat(timespec="seconds")[:19] + "+0000"
 
 
 def format_day(value: datetime) -> str:

@@ -27,7 +27,7 @@ from app.contract.shifts import ShiftRead
 from tests.conftest import Api
 from tests.factories import uid
 
-_INSTANTS = st.datetimes(min_value=datetime(1000, 1, 1), max_value=datetime(9999, 12, 30),
+_INSTANTS = st.datetimes(min_value=datetime(1, 1, 2), max_value=datetime(9999, 12, 30),
                          timezones=st.just(UTC))
 
 

@@ -20,9 +20,9 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, tzinfo
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
-from sqlalchemy import case, select
+from sqlalchemy import Select, case, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, lazyload, load_only, selectinload
 
@@ -493,7 +493,11 @@ def _load(session: Session, provider_ids: Sequence[uuid.UUID], low: datetime, hi
     """
     in_range = (Shift.provider_id.in_(provider_ids), Shift.is_callout.is_(False),
                 Shift.end_date > low, Shift.start_date < high)
-    run = session.connection().execute  # Core rows: no ORM result machinery for plain columns
+    connection = session.connection()  # Core rows: no ORM result machinery for plain columns
+
+    def run(statement: Select[Any]) -> Sequence[Any]:
+        return connection.execute(statement).all()  # one fetch, not one call per row
+
     segments: dict[str, list[sheets.ScheduledSegment]] = defaultdict(list)
     for shift_id, kind, start, end, role_id in run(
         select(wire_id(ShiftSegment.shift_id), ShiftSegment.type, ShiftSegment.start_date,
