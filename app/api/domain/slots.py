@@ -49,15 +49,6 @@ PREFERRED_SKILL_SCORE = 50.0
 EARLINESS_SCORE = 20.0
 LOAD_SCORE = 10.0
 
-LONGEST_SHIFT = timedelta(hours=24)
-"""Product rule: a shift (so each of its segments) lasts at most 24 hours, as a clock-in session
-does (`app.api.domain.timecards.MAX_SESSION`). Slot search looks back this far for working
-segments begun before the window; the shift write paths are to refuse longer shifts."""
-LONGEST_APPOINTMENT = timedelta(hours=24)
-"""Product rule: an appointment lasts at most 24 hours, the longest an appointment type may be
-(1,440 minutes). Slot search looks back this far for appointments begun before the window; the
-appointment write paths are to refuse longer appointments."""
-
 _MINUTE = timedelta(minutes=1)
 
 
@@ -439,13 +430,24 @@ def find_slots_in_order(
         bound = top + EARLINESS_SCORE * (1 - (earliest - window.start).total_seconds() / span)
         return bound + 1e-6 < best[0]
 
+    def catch_up(position: datetime) -> bool:
+        """Try the pending segments' slots that end by `position`, earliest first, one grid
+        step at a time, and tell whether reading can stop. A stream that jumps hours ahead
+        need not fill every segment up to it when its first slots already settle the best."""
+        nonlocal pending
+        while True:
+            frontier = min((item.next for item in pending), default=position)
+            if done(min(frontier, position)):
+                return True
+            if frontier + length > position:
+                return False
+            pending = [item for item in pending if advance(item, frontier + length)]
+
     position: datetime | None = None
     for event in events:
         if position is None or position < event.start:
             position = event.start
-            pending = [item for item in pending if advance(item, position)]
-            frontier = min((item.next for item in pending), default=position)
-            if done(min(frontier, position)):
+            if catch_up(position):
                 break
         if isinstance(event, Busy):
             if (interval := make(event.start, event.end)) is not None:
@@ -466,8 +468,7 @@ def find_slots_in_order(
         pending.append(_Pending(event, _next_on_grid(inside[0].start, grid, zone),
                                 inside[0].end))
     else:
-        for item in pending:
-            advance(item, window.end)
+        catch_up(window.end)
 
     kept = [slot for slot in found
             if bisect_left(starts[slot.provider_id], slot.start) < limit]

@@ -20,6 +20,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from functools import lru_cache
 from itertools import chain
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -30,6 +31,7 @@ from sqlalchemy import (
     Select,
     String,
     and_,
+    bindparam,
     cast,
     false,
     func,
@@ -49,7 +51,9 @@ from sqlalchemy.sql.functions import FunctionElement
 from app.api.auth import Actor
 from app.api.db import UtcDateTime
 from app.api.domain import slots as rules
+from app.api.domain.appointments import LONGEST_APPOINTMENT
 from app.api.domain.intervals import Interval
+from app.api.domain.shifts import LONGEST_SHIFT
 from app.api.models import (
     Appointment,
     AppointmentType,
@@ -159,8 +163,27 @@ def _check_window(body: SlotSearch) -> Interval[datetime]:
     return Interval(body.start_date, body.end_date)
 
 
-def _segment_filters(kind: AppointmentType, requirements: SlotCriteria | None, *,
-                     ordered: bool = False) -> list[ColumnElement[bool]]:
+@dataclass(frozen=True)
+class _Shape:
+    """What a search's statements look like. The values they compare with (the window, the
+    allowed roles, the providers, the skills) are bound parameters, see `_parameters`."""
+
+    role_limited: bool  # the type allows only some roles
+    provider_limited: bool  # `requirements.providerIds` was given
+    skill_pairs: int  # how many (skill, value) pairs the conditions name
+    enrollments: bool  # an `enrollment` condition: read enrollment names
+    regions: bool  # a `licensed_region` condition: read licensed regions
+
+
+def _param(name: str, kind: Any, *, expanding: bool = False) -> Any:
+    return bindparam(name, type_=kind, expanding=expanding)
+
+
+_WINDOW_START = _param("window_start", UtcDateTime())
+_WINDOW_END = _param("window_end", UtcDateTime())
+
+
+def _segment_filters(shape: _Shape, *, ordered: bool = False) -> list[ColumnElement[bool]]:
     """Which segments are candidates, whatever their time. With `ordered`, SQLite is kept from
     serving the role, callout and status conditions from an index: its planner then walks the
     start-date index in order and the stream can be read lazily, instead of sorting every
@@ -175,24 +198,25 @@ def _segment_filters(kind: AppointmentType, requirements: SlotCriteria | None, *
         plain(Shift.is_callout) == false(),
         plain(Provider.status) == "active",
     ]
-    if kind.allowed_roles is not None:
-        filters.append(plain(ShiftSegment.role_id).in_(_uuids(kind.allowed_roles)))
-    if requirements is not None and requirements.provider_ids is not None:
-        filters.append(Shift.provider_id.in_(_uuids(requirements.provider_ids)))
+    if shape.role_limited:
+        filters.append(plain(ShiftSegment.role_id).in_(
+            _param("roles", ShiftSegment.role_id.type, expanding=True)))
+    if shape.provider_limited:
+        filters.append(Shift.provider_id.in_(
+            _param("providers", Shift.provider_id.type, expanding=True)))
     return filters
 
 
-def _inside(start: Any, window: Interval[datetime]) -> list[ColumnElement[bool]]:
+def _inside(start: Any) -> list[ColumnElement[bool]]:
     """Rows starting inside the window: one range of a start-date index, in order."""
-    return [start >= window.start, start < window.end]
+    return [start >= _WINDOW_START, start < _WINDOW_END]
 
 
-def _begun_before(start: Any, end: Any, window: Interval[datetime],
-                  longest: timedelta) -> list[ColumnElement[bool]]:
+def _begun_before(start: Any, end: Any, since: str) -> list[ColumnElement[bool]]:
     """Rows begun before the window and still running at its start (few). No such row lasts
-    longer than `longest`, so only the index range of starts that far back is read, however
-    long the history."""
-    return [start >= window.start - longest, start < window.start, end > window.start]
+    longer than the longest allowed (`since` is the window's start less that), so only the index
+    range of starts that far back is read, however long the history."""
+    return [start >= _param(since, UtcDateTime()), start < _WINDOW_START, end > _WINDOW_START]
 
 
 def _segments(filters: list[ColumnElement[bool]]) -> Select[Any]:
@@ -213,9 +237,36 @@ def _equal_conditions(requirement: Any) -> Iterator[tuple[str, str]]:
         yield from _equal_conditions(entry)
 
 
-def _facts_statement(kind: AppointmentType, window: Interval[datetime],
-                     required_ids: list[uuid.UUID] | None, pairs: set[tuple[str, str]],
-                     requirements: SlotCriteria | None) -> Any:
+def _shape(kind: AppointmentType, required_ids: list[uuid.UUID] | None,
+           pairs: list[tuple[str, str]]) -> _Shape:
+    return _Shape(role_limited=kind.allowed_roles is not None,
+                  provider_limited=required_ids is not None, skill_pairs=len(pairs),
+                  enrollments=any(name == rules.ENROLLMENT for name, _value in pairs),
+                  regions=any(name == rules.LICENSED_REGION for name, _value in pairs))
+
+
+def _parameters(kind: AppointmentType, window: Interval[datetime],
+                required_ids: list[uuid.UUID] | None,
+                pairs: list[tuple[str, str]]) -> dict[str, Any]:
+    """The values the statements of `_shape(kind, required_ids, pairs)` are bound to."""
+    values: dict[str, Any] = {
+        "window_start": window.start, "window_end": window.end,
+        "appointments_since": window.start - LONGEST_APPOINTMENT,
+        "segments_since": window.start - LONGEST_SHIFT,
+        "time_off_since": window.start - _TIME_OFF_MARGIN,
+        "time_off_until": window.end + _TIME_OFF_MARGIN,
+        "roles": _uuids(kind.allowed_roles or []), "providers": required_ids or [],
+        "enrollments": sorted(value for name, value in pairs if name == rules.ENROLLMENT),
+    }
+    for index, (name, value) in enumerate(pairs):
+        values[f"skill_{index}"], values[f"value_{index}"] = name, value
+    return values
+
+
+# Both statements are built once per shape and kept: building one and deriving its cache key
+# cost several milliseconds, more than running it. Only the SQL is kept, never a result.
+@lru_cache(maxsize=64)
+def _facts_statement(shape: _Shape) -> Any:
     """One UNION ALL of what is known before reading the window in order: each provider's
     appointments starting in the window (a count), the candidate segments and live appointments
     begun before the window and still running (few), approved time off (with its days), the
@@ -248,19 +299,17 @@ def _facts_statement(kind: AppointmentType, window: Interval[datetime],
 
     live = Appointment.status.not_in(FREEING_STATUSES)
     loads = (select(*row("load", Appointment.provider_id, count=func.count()))
-             .where(live, *_inside(Appointment.start_date, window))
+             .where(live, *_inside(Appointment.start_date))
              .group_by(Appointment.provider_id))
     appointments_before = select(*row(
         "appointment", Appointment.provider_id, start=Appointment.start_date,
         end=Appointment.end_date,
-    )).where(live, *_begun_before(Appointment.start_date, Appointment.end_date, window,
-                                  rules.LONGEST_APPOINTMENT))
-    segments_before = _segments(_segment_filters(kind, requirements, ordered=True)) \
-        .with_only_columns(*row(
+    )).where(live, *_begun_before(Appointment.start_date, Appointment.end_date,
+                                  "appointments_since"))
+    segments_before = _segments(_segment_filters(shape, ordered=True)).with_only_columns(*row(
         "segment", Shift.provider_id, start=ShiftSegment.start_date, end=ShiftSegment.end_date,
         team=Provider.team_id, role=ShiftSegment.role_id,
-    )).where(*_begun_before(ShiftSegment.start_date, ShiftSegment.end_date, window,
-                            rules.LONGEST_SHIFT))
+    )).where(*_begun_before(ShiftSegment.start_date, ShiftSegment.end_date, "segments_since"))
     time_off = select(*row(
         "time_off", TimeOffRequest.provider_id, start=TimeOffRequest.start_date,
         end=TimeOffRequest.end_date, full_day=TimeOffRequest.is_full_day, day=TimeOffDay.date,
@@ -269,64 +318,63 @@ def _facts_statement(kind: AppointmentType, window: Interval[datetime],
         TimeOffDay, TimeOffDay.request_id == TimeOffRequest.id
     ).where(
         TimeOffRequest.status == "approved",
-        TimeOffRequest.start_date < window.end + _TIME_OFF_MARGIN,
-        TimeOffRequest.end_date > window.start - _TIME_OFF_MARGIN,
+        TimeOffRequest.start_date < _param("time_off_until", UtcDateTime()),
+        TimeOffRequest.end_date > _param("time_off_since", UtcDateTime()),
     )
-    if required_ids is not None:
-        loads = loads.where(Appointment.provider_id.in_(required_ids))
-        appointments_before = appointments_before.where(
-            Appointment.provider_id.in_(required_ids))
-        time_off = time_off.where(TimeOffRequest.provider_id.in_(required_ids))
+    if shape.provider_limited:
+        providers = _param("providers", Appointment.provider_id.type, expanding=True)
+        loads = loads.where(Appointment.provider_id.in_(providers))
+        appointments_before = appointments_before.where(Appointment.provider_id.in_(providers))
+        time_off = time_off.where(TimeOffRequest.provider_id.in_(providers))
     parts: list[Any] = [loads, appointments_before, segments_before, time_off]
-    skills = [(name, value) for name, value in sorted(pairs)]
-    if skills:
+    if shape.skill_pairs:
         parts.append(select(*row(
             "skill", ProviderSkill.provider_id, skill=ProviderSkill.skill_name,
             value=ProviderSkill.value,
-        )).where(or_(*(and_(ProviderSkill.skill_name == name, ProviderSkill.value == value)
-                       for name, value in skills))))
-    enrollments = sorted(value for name, value in pairs if name == rules.ENROLLMENT)
-    if enrollments:
+        )).where(or_(*(and_(ProviderSkill.skill_name == _param(f"skill_{index}", text),
+                            ProviderSkill.value == _param(f"value_{index}", text))
+                       for index in range(shape.skill_pairs)))))
+    if shape.enrollments:
         parts.append(select(*row(
             "skill", provider_enrollments.c.provider_id, skill=literal(rules.ENROLLMENT, text),
             value=Enrollment.name,
         )).select_from(provider_enrollments).join(
             Enrollment, Enrollment.id == provider_enrollments.c.enrollment_id
-        ).where(Enrollment.name.in_(enrollments)))
-    if any(name == rules.LICENSED_REGION for name, _value in pairs):
+        ).where(Enrollment.name.in_(_param("enrollments", text, expanding=True))))
+    if shape.regions:
         parts.append(select(*row("regions", Provider.id, regions=Provider.licensed_regions))
                      .where(Provider.status == "active"))
-    if kind.allowed_roles is not None and required_ids is None:
+    if shape.role_limited and not shape.provider_limited:
         # Providers with a candidate segment starting in the window: the allowed roles' ranges
         # of the role index, which holds every segment column the filters read; those begun
         # before come with their rows.
-        eligible = (_segments(_segment_filters(kind, None))
-                    .where(*_inside(ShiftSegment.start_date, window))
+        eligible = (_segments(_segment_filters(shape))
+                    .where(*_inside(ShiftSegment.start_date))
                     .distinct().subquery())
         parts.append(select(*row("eligible", eligible.c.provider_id)))
     return union_all(*parts)
 
 
-def _stream_statement(kind: AppointmentType, window: Interval[datetime],
-                      requirements: SlotCriteria | None,
-                      required_ids: list[uuid.UUID] | None) -> Any:
+@lru_cache(maxsize=64)
+def _stream_statement(shape: _Shape) -> Any:
     """Candidate segments (with their provider's team) and live appointments starting inside the
     window, by start: two ranges of start-date indexes, merged lazily, so reading can stop
     early."""
     text = String()
-    segments = _segments(_segment_filters(kind, requirements, ordered=True)).with_only_columns(
+    segments = _segments(_segment_filters(shape, ordered=True)).with_only_columns(
         literal("segment", text).label("kind"), wire_id(Shift.provider_id).label("provider_id"),
         wire_id(Provider.team_id).label("team_id"), wire_id(ShiftSegment.role_id).label("role_id"),
         _instant(ShiftSegment.start_date).label("start_date"),
         _instant(ShiftSegment.end_date).label("end_date"),
-    ).where(*_inside(ShiftSegment.start_date, window))
+    ).where(*_inside(ShiftSegment.start_date))
     appointments = select(
         literal("appointment", text), wire_id(Appointment.provider_id),
         type_coerce(null(), text), type_coerce(null(), text),
         _instant(Appointment.start_date), _instant(Appointment.end_date),
-    ).where(Appointment.status.not_in(FREEING_STATUSES), *_inside(Appointment.start_date, window))
-    if required_ids is not None:
-        appointments = appointments.where(Appointment.provider_id.in_(required_ids))
+    ).where(Appointment.status.not_in(FREEING_STATUSES), *_inside(Appointment.start_date))
+    if shape.provider_limited:
+        appointments = appointments.where(Appointment.provider_id.in_(
+            _param("providers", Appointment.provider_id.type, expanding=True)))
     compound = union_all(segments, appointments)
     return compound.order_by(compound.selected_columns.start_date)
 
@@ -449,16 +497,17 @@ def search_slots(session: Session, *, actor: Actor, body: SlotSearch, grid: int,
     )
     preferences = rules.Preferences(provider_ids=preferred_ids or frozenset(),
                                     skill=preferred_skill)
-    pairs = {pair for requirement in (*requirements.skills, preferred_skill)
-             for pair in _equal_conditions(requirement)}
+    pairs = sorted({pair for requirement in (*requirements.skills, preferred_skill)
+                    for pair in _equal_conditions(requirement)})
     required = (_uuids(body.requirements.provider_ids)
                 if body.requirements is not None and body.requirements.provider_ids is not None
                 else None)
-    facts = _facts(
-        session.execute(_facts_statement(kind, window, required, pairs, body.requirements)),
-        zone, role_limited=kind.allowed_roles is not None and required is None)
+    shape = _shape(kind, required, pairs)
+    parameters = _parameters(kind, window, required, pairs)
+    facts = _facts(session.execute(_facts_statement(shape), parameters), zone,
+                   role_limited=shape.role_limited and not shape.provider_limited)
     possible = facts.eligible if required_ids is None else required_ids
-    stream = session.execute(_stream_statement(kind, window, body.requirements, required))
+    stream = session.execute(_stream_statement(shape), parameters)
     try:
         found = rules.find_slots_in_order(
             _events(chain(facts.before, stream), actor, facts.skills), facts.time_off,
