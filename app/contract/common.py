@@ -151,25 +151,6 @@ class ListQuery(ApiModel):
     cursor: str | None = Field(default=None, max_length=2000)
 
 
-M = TypeVar("M", bound=BaseModel)
-
-
-def construct_trusted(model: type[M], values: dict[str, Any]) -> M:
-    """`model.model_construct(**values)` without its per-call work, for values already valid.
-
-    The server builds large answers (list pages, a team's timesheets) from database columns of
-    the wire types; validating them again would cost more than reading them. `values` must name
-    every field of `model`, each already of its wire type.
-    """
-    assert values.keys() == model.model_fields.keys(), model
-    item = model.__new__(model)
-    object.__setattr__(item, "__dict__", values)
-    object.__setattr__(item, "__pydantic_fields_set__", set(values))
-    object.__setattr__(item, "__pydantic_extra__", None)
-    object.__setattr__(item, "__pydantic_private__", None)
-    return item
-
-
 EXTENSION: dict[str, Any] = {"x-shiftdesk-extension": True}
 """`json_schema_extra` of a model or field the spec lacks (DESIGN.md decided it); never mutate."""
 

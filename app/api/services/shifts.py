@@ -202,17 +202,13 @@ def read_shifts(session: Session, shift_ids: Sequence[uuid.UUID], *,
             _add_known(shift, providerName=names[0])
         pay_codes: list[Document] = []
         if pay_code is not None:
-            pay_codes.append(_known(payCodeId=pay_code, value=pay_code_value))
+            pay_codes.append({"payCodeId": pay_code})
+            _add_known(pay_codes[0], value=pay_code_value)
         shift.update(startDate=starts, endDate=ends, segments=segments.get(shift_id, []),
                      payCodes=pay_codes, team=team, note=note, isCallout=is_callout,
                      workRuleOverride=work_rule_override)
         documents.append(shift)
     return documents
-
-
-def _known(**members: Any) -> Document:
-    """The members that have a value: the contract leaves the others out."""
-    return {name: value for name, value in members.items() if value is not None}
 
 
 def _add_known(document: Document, **members: Any) -> None:
