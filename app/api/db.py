@@ -104,7 +104,10 @@ def make_engine(url: str) -> Engine:
         @event.listens_for(engine, "begin")
         def _sqlite_begin(connection: Any) -> None:
             write = connection.get_execution_options().get("shiftdesk_write", False)
-            connection.exec_driver_sql("BEGIN IMMEDIATE" if write else "BEGIN")
+            # Straight to the driver: a BEGIN needs no statement machinery, and every request
+            # pays for it.
+            connection.connection.driver_connection.execute(
+                "BEGIN IMMEDIATE" if write else "BEGIN")
 
         return engine
     return create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=20)

@@ -9,6 +9,7 @@ from the same declarations that run. Views receive by keyword only what they nam
 
 from __future__ import annotations
 
+import functools
 import inspect
 import json
 import re
@@ -77,20 +78,27 @@ def _is_list(annotation: Any) -> bool:
     return False
 
 
+@functools.cache
+def _query_parameters(model: type[ApiModel]) -> tuple[tuple[str, bool], ...]:
+    """Each query parameter of the model as the wire spells it, and whether it takes a list."""
+    return tuple((info.alias or name, _is_list(info.annotation))
+                 for name, info in model.model_fields.items())
+
+
 def _query_input(model: type[ApiModel]) -> dict[str, Any]:
     """The query string as the model's aliases expect it: lists where the field is a list."""
     data: dict[str, Any] = {}
-    for name, info in model.model_fields.items():
-        key = info.alias or name
-        if key not in request.args:
+    args = request.args
+    for key, is_list in _query_parameters(model):
+        if key not in args:
             continue
-        if _is_list(info.annotation):
+        if is_list:
             values: list[str] = []
-            for raw in request.args.getlist(key):
+            for raw in args.getlist(key):
                 values.extend(v for v in raw.split(",") if v != "")
             data[key] = values
         else:
-            data[key] = request.args.get(key)
+            data[key] = args.get(key)
     return data
 
 

@@ -11,7 +11,8 @@ from datetime import timedelta
 from typing import Any
 
 from cachelib.file import FileSystemCache
-from flask import Flask
+from flask import Flask, Request
+from flask_session.base import ServerSideSession, ServerSideSessionInterface
 from flask_session.cachelib import CacheLibSessionInterface
 from flask_session.redis import RedisSessionInterface
 
@@ -23,13 +24,22 @@ LIFETIME = timedelta(hours=12)  # one long shift; active sessions renew with eac
 FILE_THRESHOLD = 20_000  # cachelib prunes sessions beyond this many files
 
 
-class _CookiePolicy:
-    """`Secure` decided per request: loopback hosts are served over plain HTTP in development."""
+class _CookiePolicy(ServerSideSessionInterface):
+    """`Secure` decided per request: loopback hosts are served over plain HTTP in development.
+
+    The `/v1` API gets no session: it authenticates every request by its bearer token, so a
+    cookie sent along is never looked up and its answers never set one.
+    """
 
     development: bool = False
 
     def get_cookie_secure(self, app: Flask) -> bool:
         return cookie_secure(self.development)
+
+    def open_session(self, app: Flask, request: Request) -> ServerSideSession | None:
+        if request.path == "/v1" or request.path.startswith("/v1/"):
+            return None  # Flask then uses a null session, and saves nothing
+        return super().open_session(app, request)
 
 
 class FileSessions(_CookiePolicy, CacheLibSessionInterface):

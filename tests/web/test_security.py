@@ -203,6 +203,17 @@ def test_session_cookie_is_secure_on_a_real_host(web):
     assert "SameSite=Lax" in header
 
 
+def test_api_ignores_a_signed_in_ui_session(web):
+    web.sign_in("admin@example.com")
+    assert web.client.get("/").status_code == 200
+    response = web.client.get("/v1/teams")  # the session cookie, but no bearer token
+    assert response.status_code == 401
+    assert response.content_type == "application/problem+json"
+    assert "Set-Cookie" not in response.headers
+    assert "Cookie" not in response.headers.get("Vary", "")
+    assert web.client.get("/").status_code == 200  # the UI session is untouched
+
+
 def test_ui_pages_carry_security_headers(web):
     response = web.client.get("/")
     headers = response.headers
