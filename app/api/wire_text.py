@@ -13,23 +13,34 @@ hyphenated ids, and `YYYY-MM-DDThh:mm:ss+0000` in UTC with the fraction of a sec
 SQLite stores ids as 32 hex digits and instants as UTC text (`YYYY-MM-DD hh:mm:ss.ffffff`, see
 `app.api.db`); PostgreSQL has `uuid` and `timestamptz`. Use them for reading only, never in a
 WHERE or ORDER BY, where the typed column keeps its index.
+
+`among(column, name)` picks the rows of a list of ids bound as one parameter (JSON text read by
+`json_each` on SQLite, an array on PostgreSQL). The usual `IN` with an expanding parameter is
+rewritten for every execution to as many placeholders as there are ids, which costs the busiest
+reads more than running the statement does.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import functools
+import json
+import uuid
+from collections.abc import Callable, Collection
 from typing import Any
 
-from sqlalchemy import String
+from sqlalchemy import BindParameter, ColumnElement, String, TypeDecorator, Uuid, bindparam
+from sqlalchemy.dialects import postgresql
 from sqlalchemy.engine import Dialect
 from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.sql.compiler import SQLCompiler
 from sqlalchemy.sql.functions import FunctionElement
+from sqlalchemy.sql.sqltypes import NullType
 
 Document = dict[str, Any]
 """A JSON object already in its wire form (camelCase members, ids and timestamps as text)."""
 
 
+@functools.lru_cache(maxsize=1 << 16)  # a page repeats its providers', roles' and labels' ids
 def _hyphenated(hex_digits: str | None) -> str | None:
     if hex_digits is None:
         return None
@@ -84,3 +95,46 @@ def _time_text(element: wire_time, compiler: SQLCompiler, **kw: Any) -> str:
 def _time_text_sqlite(element: wire_time, compiler: SQLCompiler, **kw: Any) -> str:
     instant = _argument(element, compiler, **kw)
     return f"substr({instant}, 1, 10) || 'T' || substr({instant}, 12, 8) || '+0000'"
+
+
+class _IdList(TypeDecorator[Collection[uuid.UUID]]):
+    """Ids bound as one value: JSON text of their stored hex digits on SQLite, else `uuid[]`."""
+
+    impl = String
+    cache_ok = True
+
+    def load_dialect_impl(self, dialect: Dialect) -> Any:
+        if dialect.name == "sqlite":
+            return dialect.type_descriptor(String())
+        return dialect.type_descriptor(postgresql.ARRAY(Uuid()))
+
+    def process_bind_param(self, value: Collection[uuid.UUID] | None, dialect: Dialect) -> Any:
+        if value is None:
+            raise ValueError("a list of ids is required")
+        if dialect.name == "sqlite":
+            return json.dumps([id_.hex for id_ in value])
+        return list(value)
+
+
+class among(FunctionElement[bool]):
+    """`column` is one of the ids bound as the parameter `name` (a collection of `uuid.UUID`)."""
+
+    # Untyped: a Boolean would be compared with 1 on SQLite, which keeps it from the index.
+    type = NullType()
+    inherit_cache = True
+
+    def __init__(self, column: ColumnElement[uuid.UUID], name: str) -> None:
+        ids: BindParameter[Collection[uuid.UUID]] = bindparam(name, type_=_IdList())
+        super().__init__(column, ids)
+
+
+@compiles(among)
+def _among(element: among, compiler: SQLCompiler, **kw: Any) -> str:
+    column, ids = (compiler.process(clause, **kw) for clause in element.clauses)
+    return f"{column} = ANY({ids})"
+
+
+@compiles(among, "sqlite")
+def _among_sqlite(element: among, compiler: SQLCompiler, **kw: Any) -> str:
+    column, ids = (compiler.process(clause, **kw) for clause in element.clauses)
+    return f"{column} IN (SELECT value FROM json_each({ids}))"

@@ -35,7 +35,7 @@ from app.api.models import Appointment, AppointmentType, Provider, Role
 from app.api.pagination import Paginator, SortKey
 from app.api.problems import ProblemError, not_found, validation
 from app.api.subjects import APPOINTMENT, APPOINTMENT_TYPE
-from app.api.wire_text import Document, wire_id, wire_time
+from app.api.wire_text import Document, among, wire_id, wire_time
 from app.contract.appointment_types import (
     AppointmentTypeCreate,
     AppointmentTypeListQuery,
@@ -88,7 +88,7 @@ _WIRE_ROWS = select(
     wire_time(Appointment.cancellation_date).label("cancellation_date"),
     Appointment.cancellation_reason,
     Appointment.version,
-).where(Appointment.id.in_(bindparam("ids", expanding=True))).order_by(Appointment.start_date,
+).where(among(Appointment.id, "ids")).order_by(Appointment.start_date,
                                                                        Appointment.id)
 
 

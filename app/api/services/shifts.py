@@ -28,7 +28,7 @@ from app.api.models import Shift, ShiftSegment
 from app.api.pagination import Paginator, SortKey
 from app.api.problems import ProblemError, negative_range, not_found, validation
 from app.api.subjects import SHIFT
-from app.api.wire_text import Document, wire_id, wire_time
+from app.api.wire_text import Document, among, wire_id, wire_time
 from app.contract.problems import FieldError, ProblemCode
 from app.contract.shifts import (
     ShiftClaim,
@@ -100,9 +100,6 @@ def get_shift(session: Session, *, actor: Actor, shift_id: uuid.UUID) -> Shift:
 # statement's every column each time to find its compiled form, and the wire columns cost more
 # to walk than a statement to run.
 
-_SHIFT_IDS = bindparam("shift_ids", expanding=True)
-
-
 def _shifts_statement(*, display_names: bool) -> Select[Any]:
     statement = select(
         wire_id(Shift.id).label("id"),
@@ -118,7 +115,7 @@ def _shifts_statement(*, display_names: bool) -> Select[Any]:
         wire_id(m.ShiftPayCode.pay_code_id).label("pay_code"),
         m.ShiftPayCode.value.label("pay_code_value"),
     ).outerjoin(m.ShiftPayCode, m.ShiftPayCode.shift_id == Shift.id).where(
-        Shift.id.in_(_SHIFT_IDS)).order_by(Shift.start_date, Shift.id)
+        among(Shift.id, "shift_ids")).order_by(Shift.start_date, Shift.id)
     if display_names:
         statement = statement.outerjoin(m.Provider, m.Provider.id == Shift.provider_id
                                         ).add_columns(m.Provider.name.label("provider_name"))
@@ -145,7 +142,7 @@ def _segments_statement(*, display_names: bool) -> Select[Any]:
         wire_id(m.Label.id).label("label"),
     ).outerjoin(m.segment_labels, labels.segment_id == ShiftSegment.id).outerjoin(
         m.Label, m.Label.id == labels.label_id,
-    ).where(ShiftSegment.shift_id.in_(_SHIFT_IDS)).order_by(
+    ).where(among(ShiftSegment.shift_id, "shift_ids")).order_by(
         ShiftSegment.start_date, ShiftSegment.id, m.Label.name, m.Label.id)
     if display_names:
         statement = statement.outerjoin(m.Role, m.Role.id == ShiftSegment.role_id).add_columns(
