@@ -183,10 +183,17 @@ def read_shifts(session: Session, shift_ids: Sequence[uuid.UUID], *,
                    "role": role}
         if names:
             _add_known(segment, roleName=names[0], roleColor=names[1])
-        _add_known(segment, roleImportedId=role_imported_id, additionalInfo=additional_info)
-        segment.update(isBreak=is_break, isOnCall=is_on_call, type=kind, startDate=starts,
-                       endDate=ends, skillRequirement=skill_requirement,
-                       labels=[] if label is None else [label])
+        if role_imported_id is not None:
+            segment["roleImportedId"] = role_imported_id
+        if additional_info is not None:
+            segment["additionalInfo"] = additional_info
+        segment["isBreak"] = is_break
+        segment["isOnCall"] = is_on_call
+        segment["type"] = kind
+        segment["startDate"] = starts
+        segment["endDate"] = ends
+        segment["skillRequirement"] = skill_requirement
+        segment["labels"] = [] if label is None else [label]
         segments.setdefault(shift_id, []).append(segment)
     documents = []
     for (shift_id, created_at, version, provider, starts, ends, team, note, is_callout,
