@@ -140,6 +140,16 @@ class Database:
         finally:
             session.close()
 
+    def refresh_statistics(self) -> None:
+        """After a bulk load, on PostgreSQL: `VACUUM ANALYZE`, so that the planner knows the
+        tables' new sizes at once (autovacuum comes round only later; until then it plans for
+        empty tables) and index-only scans need not visit the table. SQLite's planner keeps its
+        own rules of thumb, which the busy statements are written for."""
+        if self.engine.dialect.name != "postgresql":
+            return
+        with self.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as connection:
+            connection.exec_driver_sql("VACUUM ANALYZE")
+
     def dispose(self) -> None:
         """Close every pooled connection."""
         self.engine.dispose()

@@ -230,7 +230,8 @@ def load_demo(database: Database, settings: Settings, providers: int | None = No
     """Load the demo organisation unless already loaded; return a one-paragraph summary.
 
     `providers` sizes the organisation (default 60); `now` (default: the clock) fixes the load
-    date, which every date of the demo hangs off.
+    date, which every date of the demo hangs off. A new load ends by refreshing the planner's
+    statistics (`Database.refresh_statistics`).
     """
     size = max(1, providers or DEFAULT_PROVIDERS)
     loaded_at = (now or datetime.now(UTC)).astimezone(UTC)
@@ -248,13 +249,14 @@ def load_demo(database: Database, settings: Settings, providers: int | None = No
             marker.value = {
                 "loadedOn": builder.today.isoformat(), "providers": size, "summary": summary,
             }
-            return summary
     except IntegrityError:
         with database.unit_of_work() as session:
             previous = _previous_load(session, size)
         if previous is None:
             raise
         return previous
+    database.refresh_statistics()
+    return summary
 
 
 def _previous_load(session: Session, size: int) -> str | None:

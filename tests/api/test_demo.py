@@ -19,7 +19,7 @@ from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
-from sqlalchemy import func, select
+from sqlalchemy import func, select, text
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 from werkzeug.security import check_password_hash
@@ -353,6 +353,11 @@ def test_load_demo_on_postgresql_respects_the_no_overlap_constraint():
         load_demo(database, settings_for(url), now=NOW)
         before = row_counts(database)
         assert before["providers"] == 60
+        with database.unit_of_work() as s:  # the planner's statistics are fresh at once
+            analyzed = s.execute(text(
+                "SELECT relname FROM pg_stat_user_tables WHERE last_analyze IS NOT NULL "
+                "AND last_vacuum IS NOT NULL")).scalars().all()
+        assert {"shifts", "shift_segments", "appointments"} <= set(analyzed)
         assert "already loaded" in load_demo(database, settings_for(url), now=NOW)
         assert row_counts(database) == before
         with database.unit_of_work() as s:
