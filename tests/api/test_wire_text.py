@@ -20,7 +20,7 @@ from sqlalchemy import Uuid, literal, select
 
 from app.api import models as m
 from app.api.db import UtcDateTime
-from app.api.wire_text import wire_id, wire_time
+from app.api.wire_text import among, wire_id, wire_time
 from app.contract.appointments import AppointmentRead
 from app.contract.common import format_timestamp
 from app.contract.shifts import ShiftRead
@@ -50,6 +50,22 @@ def test_nulls_read_as_null(api: Api) -> None:
         row = connection.execute(select(wire_id(literal(None, Uuid())),
                                         wire_time(literal(None, UtcDateTime())))).one()
     assert tuple(row) == (None, None)
+
+
+def test_among_picks_exactly_the_rows_of_the_ids_bound(api: Api) -> None:
+    statement = select(m.Shift.id).where(among(m.Shift.id, "ids")).order_by(m.Shift.id)
+    with api.db.engine.connect() as connection:
+        known = sorted(connection.execute(select(m.Shift.id)).scalars())
+        assert len(known) >= 4
+
+        def pick(ids: list[uuid.UUID]) -> list[uuid.UUID]:
+            return list(connection.execute(statement, {"ids": ids}).scalars())
+
+        assert pick([]) == []
+        assert pick(known[1:3]) == known[1:3]
+        assert pick([uuid.uuid4(), known[0], known[0]]) == known[:1]
+        # More ids than SQLite's host parameters: still one value bound.
+        assert pick([uuid.uuid4() for _ in range(40_000)] + known) == known
 
 
 def _as_the_model_writes_it(model: type[BaseModel], item: dict[str, Any]) -> str:
