@@ -19,7 +19,7 @@ import uuid
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from functools import lru_cache
 from itertools import chain
 from typing import Any
@@ -42,7 +42,6 @@ from sqlalchemy import (
     type_coerce,
     union_all,
 )
-from sqlalchemy.engine import Dialect
 from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.orm import Session
 from sqlalchemy.sql.compiler import SQLCompiler
@@ -80,32 +79,6 @@ occupy it: the record keeps the provider's time as booked, and a slot must never
 # A full-day time off request blocks whole local days that may begin up to a day before its
 # start or end a day after its end (a day's `date` is written in UTC).
 _TIME_OFF_MARGIN = timedelta(days=1)
-
-
-def _utc_from_sqlite_text(text: str | None) -> datetime | None:
-    return None if text is None else datetime.fromisoformat(text).replace(tzinfo=UTC)
-
-
-def _as_utc(value: datetime | None) -> datetime | None:
-    return None if value is None else value.astimezone(UTC)
-
-
-class _Instant(String):
-    """An instant column read as an aware UTC `datetime` with one C-level parse.
-
-    `UtcDateTime` reads SQLite's UTC text (`YYYY-MM-DD hh:mm:ss.ffffff`, see `app.api.db`) with
-    a regular expression and then tags it UTC: several microseconds a value, and a search reads
-    two instants from each of about a thousand rows. `datetime.fromisoformat` parses that text
-    directly. PostgreSQL's driver already returns an aware `datetime`. For reading only: a
-    WHERE or ORDER BY keeps the typed column.
-    """
-
-    def result_processor(self, dialect: Dialect, coltype: object) -> Any:
-        return _utc_from_sqlite_text if dialect.name == "sqlite" else _as_utc
-
-
-def _instant(column: Any) -> Any:
-    return type_coerce(column, _Instant())
 
 
 class _unindexed(FunctionElement[Any]):
@@ -286,12 +259,12 @@ def _facts_statement(shape: _Shape) -> Any:
         return [
             literal(kind_name, text).label("kind"), wire_id(provider_id).label("provider_id"),
             typed(count, number).label("count"),
-            _instant(typed(start, UtcDateTime())).label("start_date"),
-            _instant(typed(end, UtcDateTime())).label("end_date"),
+            typed(start, UtcDateTime()).label("start_date"),
+            typed(end, UtcDateTime()).label("end_date"),
             wire_id(typed(team, Provider.team_id.type)).label("team_id"),
             wire_id(typed(role, ShiftSegment.role_id.type)).label("role_id"),
             typed(full_day, TimeOffRequest.is_full_day.type).label("is_full_day"),
-            _instant(typed(day, UtcDateTime())).label("day"),
+            typed(day, UtcDateTime()).label("day"),
             wire_id(typed(request_id, Appointment.id.type)).label("request_id"),
             typed(skill, text).label("skill"), typed(value, text).label("value"),
             typed(regions, Provider.licensed_regions.type).label("regions"),
@@ -364,13 +337,13 @@ def _stream_statement(shape: _Shape) -> Any:
     segments = _segments(_segment_filters(shape, ordered=True)).with_only_columns(
         literal("segment", text).label("kind"), wire_id(Shift.provider_id).label("provider_id"),
         wire_id(Provider.team_id).label("team_id"), wire_id(ShiftSegment.role_id).label("role_id"),
-        _instant(ShiftSegment.start_date).label("start_date"),
-        _instant(ShiftSegment.end_date).label("end_date"),
+        ShiftSegment.start_date.label("start_date"),
+        ShiftSegment.end_date.label("end_date"),
     ).where(*_inside(ShiftSegment.start_date))
     appointments = select(
         literal("appointment", text), wire_id(Appointment.provider_id),
         type_coerce(null(), text), type_coerce(null(), text),
-        _instant(Appointment.start_date), _instant(Appointment.end_date),
+        Appointment.start_date, Appointment.end_date,
     ).where(Appointment.status.not_in(FREEING_STATUSES), *_inside(Appointment.start_date))
     if shape.provider_limited:
         appointments = appointments.where(Appointment.provider_id.in_(
