@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Select, bindparam, select
+from sqlalchemy import Connection, Row, Select, bindparam, select
 from sqlalchemy.orm import Session, selectinload
 from sqlalchemy.orm.exc import StaleDataError
 from sqlalchemy.orm.interfaces import LoaderOption
@@ -60,10 +60,11 @@ _FILTERS = ("start_date", "end_date", "provider_id", "team_id")
 
 
 def _list_statement(actor: Actor, filters: frozenset[str], *, open_only: bool,
-                    include_callouts: bool) -> Select[Any]:
-    """The ids and sort key of the shifts the actor may view, with the `filters` named (their
-    values bound as parameters of the same names)."""
-    statement = select(Shift.id, Shift.start_date).where(
+                    include_callouts: bool, display_names: bool) -> Select[Any]:
+    """The shifts the actor may view, with the `filters` named (their values bound as
+    parameters of the same names), in the rows `_documents` reads."""
+    statement = _with_wire_columns(select(Shift.id, Shift.start_date),
+                                   display_names=display_names).where(
         actor.where("view", "Shift", SHIFT.columns))
     if "start_date" in filters:
         statement = statement.where(Shift.end_date > bindparam("start_date"))
@@ -94,15 +95,16 @@ def get_shift(session: Session, *, actor: Actor, shift_id: uuid.UUID) -> Shift:
 
 # The wire form of shifts, read straight from columns (see `app.api.wire_text`): every shift
 # answer (a list page, one shift, the result of a write, a time-off request's conflicts) is built
-# by `read_shifts` from the shifts' ids, with two statements built once: the shifts with their
-# pay code (at most one: it is keyed by the shift), and their segments with roles and labels. A
-# list first selects the page's ids with its filters, a small statement: SQLAlchemy walks a new
-# statement's every column each time to find its compiled form, and the wire columns cost more
-# to walk than a statement to run.
+# by `_documents` from rows of shifts with their wire columns and pay code (at most one: it is
+# keyed by the shift), and one more statement for their segments with roles and labels. A list's
+# page statement (built once per shape of query, see `list_shifts`) selects those columns itself;
+# the other answers read them by id with `_SHIFTS`.
 
-def _shifts_statement(*, display_names: bool) -> Select[Any]:
-    statement = select(
-        wire_id(Shift.id).label("id"),
+def _with_wire_columns(statement: Select[Any], *, display_names: bool) -> Select[Any]:
+    """`statement`, which selects `Shift.id` and `Shift.start_date` first, with the rest of the
+    shift's wire form after them (`_documents` reads the row in this order)."""
+    statement = statement.add_columns(
+        wire_id(Shift.id).label("wire_id"),
         wire_time(Shift.created_at).label("created_at"),
         Shift.version,
         wire_id(Shift.provider_id).label("provider"),
@@ -114,12 +116,17 @@ def _shifts_statement(*, display_names: bool) -> Select[Any]:
         wire_id(Shift.work_rule_override).label("work_rule_override"),
         wire_id(m.ShiftPayCode.pay_code_id).label("pay_code"),
         m.ShiftPayCode.value.label("pay_code_value"),
-    ).outerjoin(m.ShiftPayCode, m.ShiftPayCode.shift_id == Shift.id).where(
-        among(Shift.id, "shift_ids")).order_by(Shift.start_date, Shift.id)
+    ).outerjoin(m.ShiftPayCode, m.ShiftPayCode.shift_id == Shift.id)
     if display_names:
         statement = statement.outerjoin(m.Provider, m.Provider.id == Shift.provider_id
                                         ).add_columns(m.Provider.name.label("provider_name"))
     return statement
+
+
+def _shifts_statement(*, display_names: bool) -> Select[Any]:
+    return _with_wire_columns(select(Shift.id, Shift.start_date), display_names=display_names
+                              ).where(among(Shift.id, "shift_ids")).order_by(Shift.start_date,
+                                                                             Shift.id)
 
 
 def _segments_statement(*, display_names: bool) -> Select[Any]:
@@ -160,16 +167,28 @@ def read_shifts(session: Session, shift_ids: Sequence[uuid.UUID], *,
     """The wire form of these shifts, by start date (the caller has checked that they exist
     and may be viewed), read with two statements whatever their number.
 
-    Members follow `ShiftRead`'s order and its rules for leaving a member out (display names
-    only when asked for and known; deprecated members and a pay code's `value` when empty).
-    Every value comes from a constrained column, written by the API in its wire form. Flushes
-    first: after a write, the answer is read back from the rows just written.
+    Flushes first: after a write, the answer is read back from the rows just written.
     """
     if not shift_ids:
         return []
     session.flush()
     connection = session.connection()
-    keys = {"shift_ids": shift_ids}
+    rows = connection.execute(_SHIFTS[display_names], {"shift_ids": shift_ids}).all()
+    return _documents(connection, rows, display_names=display_names)
+
+
+def _documents(connection: Connection, shifts: Sequence[Row[Any]], *,
+               display_names: bool) -> list[Document]:
+    """The wire form of `shifts`, rows of `_with_wire_columns`, in their order; their segments
+    are read with one statement.
+
+    Members follow `ShiftRead`'s order and its rules for leaving a member out (display names
+    only when asked for and known; deprecated members and a pay code's `value` when empty).
+    Every value comes from a constrained column, written by the API in its wire form.
+    """
+    if not shifts:
+        return []
+    keys = {"shift_ids": [row[0] for row in shifts]}
     segments: dict[str, list[Document]] = {}
     segment: Document = {}
     # Rows are unpacked rather than read by name: a page has hundreds of them.
@@ -196,9 +215,8 @@ def read_shifts(session: Session, shift_ids: Sequence[uuid.UUID], *,
         segment["labels"] = [] if label is None else [label]
         segments.setdefault(shift_id, []).append(segment)
     documents = []
-    for (shift_id, created_at, version, provider, starts, ends, team, note, is_callout,
-         work_rule_override, pay_code, pay_code_value, *names,
-         ) in connection.execute(_SHIFTS[display_names], keys).all():
+    for (_id, _start, shift_id, created_at, version, provider, starts, ends, team, note,
+         is_callout, work_rule_override, pay_code, pay_code_value, *names) in shifts:
         shift: Document = {"id": shift_id, "createdAt": created_at}
         _add_known(shift, version=version)
         shift["provider"] = provider
@@ -231,7 +249,7 @@ def list_shifts(
     session: Session, *, actor: Actor, query: ShiftListQuery, pages: Paginator
 ) -> tuple[list[Document], str | None]:
     """One page of the shifts the query asks for and the actor may view, by start date, in wire
-    form (`read_shifts`), and the next page's cursor. The filtered statement is built once per
+    form (`_documents`), and the next page's cursor. The filtered statement is built once per
     shape of query for as long as the actor is kept (`Actor.statement`).
 
     Raises `negative-range` and `validation` (bad cursor).
@@ -239,15 +257,15 @@ def list_shifts(
     check_window(query.start_date, query.end_date)
     values = {name: getattr(query, name) for name in _FILTERS
               if getattr(query, name) is not None}
-    shape = ("shifts", frozenset(values), query.open_only, query.include_callouts)
+    names = query.include_display_names
+    shape = ("shifts", frozenset(values), query.open_only, query.include_callouts, names)
     statement = actor.statement(shape, lambda: _list_statement(
         actor, frozenset(values), open_only=query.open_only,
-        include_callouts=query.include_callouts))
+        include_callouts=query.include_callouts, display_names=names))
     rows, cursor = pages.page(session, statement, scope="shifts", query=query,
                               order=[SortKey(Shift.start_date), SortKey(Shift.id)], rows=True,
                               params=values)
-    return read_shifts(session, [row.id for row in rows],
-                       display_names=query.include_display_names), cursor
+    return _documents(session.connection(), rows, display_names=names), cursor
 
 
 # Writes ----------------------------------------------------------------------------------------
