@@ -35,7 +35,7 @@ from app.api.models import Appointment, AppointmentType, Provider, Role
 from app.api.pagination import Paginator, SortKey
 from app.api.problems import ProblemError, not_found, validation
 from app.api.subjects import APPOINTMENT, APPOINTMENT_TYPE
-from app.api.wire_text import Document, among, wire_id, wire_time
+from app.api.wire_text import Document, wire_id, wire_time
 from app.contract.appointment_types import (
     AppointmentTypeCreate,
     AppointmentTypeListQuery,
@@ -69,11 +69,10 @@ def check_range(start: datetime | None, end: datetime | None, *, path: str = "en
 
 
 # The wire form of appointments, read straight from columns (see `app.api.wire_text`): every
-# appointment answer (a list page, one appointment, the result of a write) is built by
-# `_WIRE_ROWS`, one statement built once. A list first selects the page's ids with its filters,
-# a small statement: SQLAlchemy walks a new statement's every column each time to find its
-# compiled form, and the sixteen wire columns cost more to walk than the second statement costs.
-_WIRE_ROWS = select(
+# appointment answer is built by `_document` from a row of `_WIRE_COLUMNS`. A list's page
+# statement (built once per shape of query, see `list_appointments`) selects them itself; one
+# appointment, or the result of a write, is read by id with `_WIRE_ROW`.
+_WIRE_COLUMNS = (
     wire_id(Appointment.id).label("wire_id"),
     wire_time(Appointment.created_at).label("created_at"),
     Appointment.type,
@@ -88,8 +87,8 @@ _WIRE_ROWS = select(
     wire_time(Appointment.cancellation_date).label("cancellation_date"),
     Appointment.cancellation_reason,
     Appointment.version,
-).where(among(Appointment.id, "ids")).order_by(Appointment.start_date,
-                                                                       Appointment.id)
+)
+_WIRE_ROW = select(*_WIRE_COLUMNS).where(Appointment.id == bindparam("id"))
 
 
 def _document(row: Any) -> Document:
@@ -109,21 +108,13 @@ def _document(row: Any) -> Document:
     return document
 
 
-def _documents(session: Session, appointment_ids: Sequence[uuid.UUID]) -> list[Document]:
-    """The wire form of these appointments, by start date."""
-    if not appointment_ids:
-        return []
-    rows = session.connection().execute(_WIRE_ROWS, {"ids": appointment_ids}).all()
-    return [_document(row) for row in rows]
-
-
 _FILTERS = ("team_id", "provider_id", "member_id", "start_date", "end_date", "status", "type")
 
 
 def _list_statement(actor: Actor, filters: frozenset[str]) -> Select[Any]:
-    """The ids and sort key of the appointments the actor may view, with the `filters` named
-    (their values bound as parameters of the same names)."""
-    statement = select(Appointment.id, Appointment.start_date).where(
+    """The appointments the actor may view, with the `filters` named (their values bound as
+    parameters of the same names): their sort key, then their `_WIRE_COLUMNS`."""
+    statement = select(Appointment.id, Appointment.start_date, *_WIRE_COLUMNS).where(
         actor.where("view", "Appointment", APPOINTMENT.columns))
     if "team_id" in filters:
         team = select(Provider.id).where(Provider.team_id == bindparam("team_id"))
@@ -163,7 +154,7 @@ def list_appointments(
     rows, cursor = pages.page(session, statement, scope="appointments", query=query,
                               order=[SortKey(Appointment.start_date), SortKey(Appointment.id)],
                               rows=True, params=values)
-    return _documents(session, [row.id for row in rows]), cursor
+    return [_document(row) for row in rows], cursor
 
 
 def get_appointment(session: Session, *, actor: Actor, appointment_id: uuid.UUID) -> Appointment:
@@ -181,7 +172,7 @@ def read_appointment(session: Session, appointment_id: uuid.UUID) -> Document:
     Flushes first: after a write, the answer is read back from the row just written.
     """
     session.flush()
-    return _documents(session, [appointment_id])[0]
+    return _document(session.connection().execute(_WIRE_ROW, {"id": appointment_id}).one())
 
 
 def list_appointment_types(
