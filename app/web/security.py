@@ -46,12 +46,18 @@ def is_ui_request() -> bool:
     return state is not None and request.blueprint in state.blueprints
 
 
+def _under(path: str, prefix: str) -> bool:
+    return bool(prefix) and prefix != "/" and (path == prefix or path.startswith(prefix + "/"))
+
+
+def is_api_path(path: str) -> bool:
+    """Whether `path` is the `/v1` API's."""
+    return _under(path, "/v1")
+
+
 def is_ui_path(path: str, *, issuer_path: str) -> bool:
     """Whether `path` belongs to the UI: anything but `/v1` and the embedded provider's pages."""
-    for prefix in ("/v1", issuer_path):
-        if prefix and prefix != "/" and (path == prefix or path.startswith(prefix + "/")):
-            return False
-    return True
+    return not is_api_path(path) and not _under(path, issuer_path)
 
 
 # -- redirects --------------------------------------------------------------------------------

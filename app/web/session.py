@@ -17,14 +17,14 @@ from flask_session.cachelib import CacheLibSessionInterface
 from flask_session.redis import RedisSessionInterface
 
 from app.config import Settings
-from app.web.security import cookie_secure
+from app.web.security import cookie_secure, is_api_path
 
 COOKIE_NAME = "shiftdesk_session"
 LIFETIME = timedelta(hours=12)  # one long shift; active sessions renew with each token refresh
 FILE_THRESHOLD = 20_000  # cachelib prunes sessions beyond this many files
 
 
-class _CookiePolicy(ServerSideSessionInterface):
+class _UiSessionPolicy(ServerSideSessionInterface):
     """`Secure` decided per request: loopback hosts are served over plain HTTP in development.
 
     The `/v1` API gets no session: it authenticates every request by its bearer token, so a
@@ -37,16 +37,16 @@ class _CookiePolicy(ServerSideSessionInterface):
         return cookie_secure(self.development)
 
     def open_session(self, app: Flask, request: Request) -> ServerSideSession | None:
-        if request.path == "/v1" or request.path.startswith("/v1/"):
+        if is_api_path(request.path):
             return None  # Flask then uses a null session, and saves nothing
         return super().open_session(app, request)
 
 
-class FileSessions(_CookiePolicy, CacheLibSessionInterface):
+class FileSessions(_UiSessionPolicy, CacheLibSessionInterface):
     """Sessions as files (mode 600) in one directory."""
 
 
-class RedisSessions(_CookiePolicy, RedisSessionInterface):
+class RedisSessions(_UiSessionPolicy, RedisSessionInterface):
     """Sessions in Redis, shared by every worker and host."""
 
 

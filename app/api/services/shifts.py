@@ -257,11 +257,11 @@ def list_shifts(
     check_window(query.start_date, query.end_date)
     values = {name: getattr(query, name) for name in _FILTERS
               if getattr(query, name) is not None}
-    names = query.include_display_names
-    shape = ("shifts", frozenset(values), query.open_only, query.include_callouts, names)
+    filters, names = frozenset(values), query.include_display_names
+    shape = ("shifts", filters, query.open_only, query.include_callouts, names)
     statement = actor.statement(shape, lambda: _list_statement(
-        actor, frozenset(values), open_only=query.open_only,
-        include_callouts=query.include_callouts, display_names=names))
+        actor, filters, open_only=query.open_only, include_callouts=query.include_callouts,
+        display_names=names))
     rows, cursor = pages.page(session, statement, scope="shifts", query=query,
                               order=[SortKey(Shift.start_date), SortKey(Shift.id)], rows=True,
                               params=values)
