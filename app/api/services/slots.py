@@ -66,7 +66,7 @@ from app.api.models import (
     provider_enrollments,
 )
 from app.api.problems import negative_range, not_found, validation
-from app.api.wire_text import wire_id
+from app.api.wire_text import among, wire_id
 from app.contract.appointments import AppointmentSlot, SlotCriteria, SlotSearch, SlotSearchResult
 
 MAX_WINDOW_DAYS = 62
@@ -172,11 +172,9 @@ def _segment_filters(shape: _Shape, *, ordered: bool = False) -> list[ColumnElem
         plain(Provider.status) == "active",
     ]
     if shape.role_limited:
-        filters.append(plain(ShiftSegment.role_id).in_(
-            _param("roles", ShiftSegment.role_id.type, expanding=True)))
+        filters.append(among(plain(ShiftSegment.role_id), "roles"))
     if shape.provider_limited:
-        filters.append(Shift.provider_id.in_(
-            _param("providers", Shift.provider_id.type, expanding=True)))
+        filters.append(among(Shift.provider_id, "providers"))
     return filters
 
 
@@ -295,10 +293,10 @@ def _facts_statement(shape: _Shape) -> Any:
         TimeOffRequest.end_date > _param("time_off_since", UtcDateTime()),
     )
     if shape.provider_limited:
-        providers = _param("providers", Appointment.provider_id.type, expanding=True)
-        loads = loads.where(Appointment.provider_id.in_(providers))
-        appointments_before = appointments_before.where(Appointment.provider_id.in_(providers))
-        time_off = time_off.where(TimeOffRequest.provider_id.in_(providers))
+        loads = loads.where(among(Appointment.provider_id, "providers"))
+        appointments_before = appointments_before.where(
+            among(Appointment.provider_id, "providers"))
+        time_off = time_off.where(among(TimeOffRequest.provider_id, "providers"))
     parts: list[Any] = [loads, appointments_before, segments_before, time_off]
     if shape.skill_pairs:
         parts.append(select(*row(
@@ -346,8 +344,7 @@ def _stream_statement(shape: _Shape) -> Any:
         Appointment.start_date, Appointment.end_date,
     ).where(Appointment.status.not_in(FREEING_STATUSES), *_inside(Appointment.start_date))
     if shape.provider_limited:
-        appointments = appointments.where(Appointment.provider_id.in_(
-            _param("providers", Appointment.provider_id.type, expanding=True)))
+        appointments = appointments.where(among(Appointment.provider_id, "providers"))
     compound = union_all(segments, appointments)
     return compound.order_by(compound.selected_columns.start_date)
 
