@@ -94,7 +94,8 @@ def _on_commit(conn: Any) -> None:
 
 @event.listens_for(Engine, "rollback")
 def _on_rollback(conn: Any) -> None:
-    conn.info.pop("shiftdesk_actors_changed", None)
+    if not conn.invalidated:  # an invalidated connection (its server gone) has no info left
+        conn.info.pop("shiftdesk_actors_changed", None)
 
 
 def _unauthenticated(detail: str, *, error: bool = True) -> ProblemError:

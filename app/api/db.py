@@ -6,13 +6,14 @@ Must not know about Flask requests or the wire contract.
 
 from __future__ import annotations
 
+import time
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import JSON, DateTime, Engine, MetaData, TypeDecorator, create_engine, event
+from sqlalchemy import JSON, DateTime, Engine, MetaData, TypeDecorator, create_engine, event, exc
 from sqlalchemy.dialects import postgresql
 from sqlalchemy.orm import DeclarativeBase, Session, sessionmaker
 from sqlalchemy.pool import StaticPool
@@ -79,8 +80,16 @@ class Base(DeclarativeBase):
     metadata = MetaData(naming_convention=NAMING)
 
 
-def make_engine(url: str) -> Engine:
-    """Create the engine for `url`, with SQLite set up for concurrent readers and foreign keys."""
+PING_AFTER_IDLE = 5.0
+"""Seconds a pooled server connection may rest before its next checkout pings it."""
+
+
+def make_engine(url: str, *, ping_after_idle: float = PING_AFTER_IDLE) -> Engine:
+    """Create the engine for `url`, with SQLite set up for concurrent readers and foreign keys.
+
+    A server connection that rested in the pool for `ping_after_idle` seconds or more is pinged
+    when it is checked out, and replaced if the server has gone (`_ping_when_idle`).
+    """
     if url.startswith("sqlite"):
         memory = url in ("sqlite://", "sqlite:///:memory:")
         engine = create_engine(
@@ -110,7 +119,34 @@ def make_engine(url: str) -> Engine:
                 "BEGIN IMMEDIATE" if write else "BEGIN")
 
         return engine
-    return create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=20)
+    engine = create_engine(url, pool_size=10, max_overflow=20)
+    _ping_when_idle(engine, ping_after_idle)
+    return engine
+
+
+def _ping_when_idle(engine: Engine, seconds: float) -> None:
+    """Ping a pooled connection at checkout only when it has rested `seconds` or more.
+
+    SQLAlchemy's `pool_pre_ping` pings at every checkout: a round trip to the server in every
+    request. A connection checked in moments ago is as alive as the server; the ones at risk
+    (a restarted server, a dropped idle connection) have rested. A failed ping raises
+    `DisconnectionError`, on which the pool discards the connection and checks out another.
+    """
+    dialect = engine.dialect
+
+    @event.listens_for(engine, "checkin")
+    def _rests(_dbapi_connection: Any, record: Any) -> None:
+        record.info["rests_since"] = time.monotonic()
+
+    @event.listens_for(engine, "checkout")
+    def _ping(dbapi_connection: Any, record: Any, _proxy: Any) -> None:
+        rests_since = record.info.get("rests_since")
+        if rests_since is None or time.monotonic() - rests_since < seconds:
+            return
+        try:
+            dialect.do_ping(dbapi_connection)
+        except dialect.loaded_dbapi.Error as error:
+            raise exc.DisconnectionError(str(error)) from error
 
 
 class Database:
