@@ -20,7 +20,7 @@ from typing import Any, TypeVar
 
 from itsdangerous import BadSignature, URLSafeSerializer
 from pydantic import BaseModel
-from sqlalchemy import ColumnElement, Select, and_, bindparam, false, or_
+from sqlalchemy import ColumnElement, Integer, Select, and_, bindparam, false, or_
 from sqlalchemy.orm import Session
 
 from app.api.problems import validation
@@ -124,8 +124,10 @@ class Paginator:
         if query.cursor:
             after = self.read_cursor(scope, query, query.cursor, len(order))
             values.update((f"{_AFTER}{index}", value) for index, value in enumerate(after))
-        keyset = _keyset(statement, order, after)
-        found = (session.connection().execute(keyset, values) if rows
+        connection = session.connection()
+        keyset = _keyset(statement, order, after,
+                         literal_limit=connection.dialect.name == "postgresql")
+        found = (connection.execute(keyset, values) if rows
                  else session.scalars(keyset, values).unique())
         items: list[Any] = list(found.all())
         if len(items) <= query.page_size:
@@ -142,14 +144,17 @@ _KEYSETS: weakref.WeakKeyDictionary[Select[Any], dict[Any, Select[Any]]] = (
 _KEYSETS_LOCK = threading.Lock()
 
 
-def _keyset(statement: Select[Any], order: Sequence[SortKey],
-            after: Sequence[Any] | None) -> Select[Any]:
+def _keyset(statement: Select[Any], order: Sequence[SortKey], after: Sequence[Any] | None, *,
+            literal_limit: bool) -> Select[Any]:
     """`statement` ordered by `order`, limited, and after a cursor's key when there is one, with
     the limit and the key as bound parameters; kept beside `statement` for as long as it lives.
 
     The form depends only on which key values are NULL (`_after` tests NULL with IS NULL).
+    With `literal_limit` the limit is written into the SQL at execution instead: PostgreSQL
+    plans a prepared statement whose LIMIT is a parameter afresh at every execution (a plan
+    kept for any limit would have to guess it), and keeps one plan for a limit it can see.
     """
-    shape = None if after is None else tuple(value is None for value in after)
+    shape = (literal_limit, None if after is None else tuple(value is None for value in after))
     with _KEYSETS_LOCK:
         kept = _KEYSETS.setdefault(statement, {})
         if shape in kept:
@@ -159,7 +164,8 @@ def _keyset(statement: Select[Any], order: Sequence[SortKey],
         keyset = keyset.where(_after(order, [
             None if value is None else bindparam(f"{_AFTER}{index}")
             for index, value in enumerate(after)]))
-    keyset = keyset.order_by(*(_order_by(k) for k in order)).limit(bindparam(_LIMIT))
+    keyset = keyset.order_by(*(_order_by(k) for k in order)).limit(
+        bindparam(_LIMIT, type_=Integer(), literal_execute=literal_limit))
     with _KEYSETS_LOCK:
         kept[shape] = keyset
     return keyset
