@@ -145,6 +145,28 @@ def test_search_slots_blocks_whole_local_days_of_full_day_time_off(fresh_api, wo
     assert slots == []
 
 
+def test_search_slots_reads_every_day_of_a_long_window(fresh_api, world):
+    # Nothing free until the second day, one shift running over midnight into the third, and one
+    # more on the eleventh: every slot of both is offered (PostgreSQL reads the window in spans
+    # of 1, 1, 2, 4 and 6 days, whose edges these cross).
+    day = START + timedelta(days=30)
+    with fresh_api.db.unit_of_work(write=True) as s:
+        ed = s.get(m.Team, world.ed)
+        nurse = s.get(m.Provider, world.provider)
+        role = s.get(m.Role, world.ed_nurse_role)
+        for start, hours in ((day + timedelta(days=1, hours=22), 4),
+                             (day + timedelta(days=10), 2)):
+            make_shift(s, provider=nurse, team=ed, role=role, start=start, hours=hours,
+                       break_at=None)
+    response = search(fresh_api, FOLLOW_UP, start=day, end=day + timedelta(days=14), limit=200,
+                      requirements={"providerIds": [NURSE]})
+    starts = sorted(parse(slot["startDate"]) for slot in results(response))
+    expected = sorted(
+        [day + timedelta(days=1, hours=22, minutes=15 * n) for n in range(16)]
+        + [day + timedelta(days=10, minutes=15 * n) for n in range(8)])
+    assert starts == expected
+
+
 # Requirements, preferences and order ------------------------------------------------------------
 
 

@@ -6,9 +6,10 @@ before the window and still running (looked for only as far back as the longest 
 appointment lasts: `LONGEST_SHIFT`, `LONGEST_APPOINTMENT`), approved time off with its days, only
 the skill, enrollment and licensed-region rows the type's and the request's conditions name, and,
 for a type limited to some roles, which providers have a candidate segment at all; (3) one
-UNION ALL of candidate working segments and live appointments in the window ordered by start,
-which `app.api.domain.slots.find_slots_in_order` reads only as far as a slot there could still
-make the top `limit` (then the statement is closed). The number of statements never depends on
+UNION ALL of candidate working segments and live appointments in the window ordered by start
+(on PostgreSQL a span of days at a time, see `_stream_statement`), which
+`app.api.domain.slots.find_slots_in_order` reads only as far as a slot there could still make
+the top `limit` (then the statement is closed). The number of statements never depends on
 the window or the data, and the result is exactly `find_slots`'s. The rules themselves live in
 the domain module. Must not commit, write or know Flask.
 """
@@ -26,6 +27,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from sqlalchemy import (
+    ARRAY,
     ColumnElement,
     Integer,
     Select,
@@ -33,12 +35,14 @@ from sqlalchemy import (
     and_,
     bindparam,
     cast,
+    column,
     false,
     func,
     literal,
     null,
     or_,
     select,
+    true,
     type_coerce,
     union_all,
 )
@@ -79,6 +83,8 @@ occupy it: the record keeps the provider's time as booked, and a slot must never
 # A full-day time off request blocks whole local days that may begin up to a day before its
 # start or end a day after its end (a day's `date` is written in UTC).
 _TIME_OFF_MARGIN = timedelta(days=1)
+
+_DAY = timedelta(days=1)
 
 
 class _unindexed(FunctionElement[Any]):
@@ -146,6 +152,7 @@ class _Shape:
     skill_pairs: int  # how many (skill, value) pairs the conditions name
     enrollments: bool  # an `enrollment` condition: read enrollment names
     regions: bool  # a `licensed_region` condition: read licensed regions
+    in_spans: bool  # PostgreSQL: the stream reads the window a span of days at a time
 
 
 def _param(name: str, kind: Any, *, expanding: bool = False) -> Any:
@@ -209,11 +216,27 @@ def _equal_conditions(requirement: Any) -> Iterator[tuple[str, str]]:
 
 
 def _shape(kind: AppointmentType, required_ids: list[uuid.UUID] | None,
-           pairs: list[tuple[str, str]]) -> _Shape:
+           pairs: list[tuple[str, str]], *, in_spans: bool) -> _Shape:
     return _Shape(role_limited=kind.allowed_roles is not None,
                   provider_limited=required_ids is not None, skill_pairs=len(pairs),
                   enrollments=any(name == rules.ENROLLMENT for name, _value in pairs),
-                  regions=any(name == rules.LICENSED_REGION for name, _value in pairs))
+                  regions=any(name == rules.LICENSED_REGION for name, _value in pairs),
+                  in_spans=in_spans)
+
+
+def _spans(window: Interval[datetime]) -> dict[str, list[datetime]]:
+    """The window cut into consecutive spans for a stream `in_spans`, their starts and their
+    ends: a day, a day, then each span twice the one before (2, 4, 8… days). A search that stops
+    early reads the first day or two; one that reads the whole window sorts a few spans, not
+    one per day."""
+    starts: list[datetime] = []
+    since, length = window.start, _DAY
+    while since < window.end:
+        starts.append(since)
+        since += length
+        if len(starts) > 1:
+            length *= 2
+    return {"span_starts": starts, "span_ends": [*starts[1:], window.end]}
 
 
 def _parameters(kind: AppointmentType, window: Interval[datetime],
@@ -330,23 +353,43 @@ def _facts_statement(shape: _Shape) -> Any:
 def _stream_statement(shape: _Shape) -> Any:
     """Candidate segments (with their provider's team) and live appointments starting inside the
     window, by start: two ranges of start-date indexes, merged lazily, so reading can stop
-    early."""
+    early.
+
+    PostgreSQL (15) cannot merge the two ordered ranges of a UNION ALL whose parts join or
+    filter: it sorts the whole window before the first row. With `shape.in_spans` the window is
+    read a span at a time instead (`_spans`), each span's rows sorted apart (`JOIN LATERAL`, in
+    the order of `unnest`): the first rows come after the first day's sort, and the rows stay in
+    start order.
+    """
     text = String()
+    if shape.in_spans:
+        spans = func.unnest(_param("span_starts", ARRAY(UtcDateTime())),
+                            _param("span_ends", ARRAY(UtcDateTime()))).table_valued(
+            column("since", UtcDateTime()), column("until", UtcDateTime())
+        ).render_derived(name="spans")
+        since, until = spans.c.since, spans.c.until
+    else:
+        since, until = _WINDOW_START, _WINDOW_END
     segments = _segments(_segment_filters(shape, ordered=True)).with_only_columns(
         literal("segment", text).label("kind"), wire_id(Shift.provider_id).label("provider_id"),
         wire_id(Provider.team_id).label("team_id"), wire_id(ShiftSegment.role_id).label("role_id"),
         ShiftSegment.start_date.label("start_date"),
         ShiftSegment.end_date.label("end_date"),
-    ).where(*_inside(ShiftSegment.start_date))
+    ).where(ShiftSegment.start_date >= since, ShiftSegment.start_date < until)
     appointments = select(
         literal("appointment", text), wire_id(Appointment.provider_id),
         type_coerce(null(), text), type_coerce(null(), text),
         Appointment.start_date, Appointment.end_date,
-    ).where(Appointment.status.not_in(FREEING_STATUSES), *_inside(Appointment.start_date))
+    ).where(Appointment.status.not_in(FREEING_STATUSES), Appointment.start_date >= since,
+            Appointment.start_date < until)
     if shape.provider_limited:
         appointments = appointments.where(among(Appointment.provider_id, "providers"))
-    compound = union_all(segments, appointments)
-    return compound.order_by(compound.selected_columns.start_date)
+    if not shape.in_spans:
+        compound = union_all(segments, appointments)
+        return compound.order_by(compound.selected_columns.start_date)
+    compound = union_all(segments.correlate(spans), appointments.correlate(spans))
+    span = compound.order_by(compound.selected_columns.start_date).lateral("span")
+    return select(*span.c).select_from(spans).join(span, true())
 
 
 @dataclass
@@ -416,10 +459,19 @@ def _books_for_anyone(actor: Actor) -> bool:
 
 def _events(rows: Iterable[Any], actor: Actor, skills: Mapping[str, rules.SkillSet]
             ) -> Iterator[rules.WorkingSegment | rules.Busy]:
-    """The stream as domain values; segments of providers the actor may not book are left out."""
+    """The stream as domain values; segments of providers the actor may not book are left out.
+
+    The search stops early on the stream's start order, which a stream `in_spans` keeps by its
+    plan (`JOIN LATERAL` over the spans in turn) rather than by a last `ORDER BY`: a row out of
+    order is refused here instead of silently missing slots.
+    """
     bookable: dict[str, bool] | None = None if _books_for_anyone(actor) else {}
     empty: rules.SkillSet = frozenset()
+    reached: datetime | None = None
     for row in rows:
+        if reached is not None and row.start_date < reached:
+            raise RuntimeError("slot search stream out of start order")
+        reached = row.start_date
         provider_id = row.provider_id
         if row.kind == "appointment":
             yield rules.Busy(provider_id, row.start_date, row.end_date)
@@ -472,17 +524,19 @@ def search_slots(session: Session, *, actor: Actor, body: SlotSearch, grid: int,
     required = (_uuids(body.requirements.provider_ids)
                 if body.requirements is not None and body.requirements.provider_ids is not None
                 else None)
-    shape = _shape(kind, required, pairs)
+    shape = _shape(kind, required, pairs,
+                   in_spans=session.get_bind().dialect.name == "postgresql")
     parameters = _parameters(kind, window, required, pairs)
+    if shape.in_spans:
+        parameters.update(_spans(window))
     facts = _facts(session.execute(_facts_statement(shape), parameters), zone,
                    role_limited=shape.role_limited and not shape.provider_limited)
     possible = facts.eligible if required_ids is None else required_ids
-    # A server-side cursor on PostgreSQL: its planner then picks the plan that yields the first
-    # rows soonest (a merge of the two start-date ranges) over one that sorts them all, and rows
-    # come in small batches, so that stopping early saves reading the rest. SQLite reads rows
-    # lazily anyway.
-    stream = session.execute(_stream_statement(shape), parameters,
-                             execution_options={"stream_results": True})
+    # A server-side cursor on PostgreSQL: rows come in small batches, so that stopping early
+    # saves reading (and sorting) the window's later spans. SQLite reads rows lazily anyway.
+    # Read on the connection: rows, not ORM results, which would buffer the whole stream.
+    stream = session.connection().execute(_stream_statement(shape), parameters,
+                                          execution_options={"stream_results": True})
     try:
         found = rules.find_slots_in_order(
             _events(chain(facts.before, stream), actor, facts.skills), facts.time_off,
