@@ -185,9 +185,11 @@ def _segment_filters(shape: _Shape, *, ordered: bool = False) -> list[ColumnElem
     return filters
 
 
-def _inside(start: Any) -> list[ColumnElement[bool]]:
-    """Rows starting inside the window: one range of a start-date index, in order."""
-    return [start >= _WINDOW_START, start < _WINDOW_END]
+def _inside(start: Any, since: Any = _WINDOW_START, until: Any = _WINDOW_END,
+            ) -> list[ColumnElement[bool]]:
+    """Rows starting inside the window (or from `since` until `until`): one range of a
+    start-date index, in order."""
+    return [start >= since, start < until]
 
 
 def _begun_before(start: Any, end: Any, since: str) -> list[ColumnElement[bool]]:
@@ -375,13 +377,13 @@ def _stream_statement(shape: _Shape) -> Any:
         wire_id(Provider.team_id).label("team_id"), wire_id(ShiftSegment.role_id).label("role_id"),
         ShiftSegment.start_date.label("start_date"),
         ShiftSegment.end_date.label("end_date"),
-    ).where(ShiftSegment.start_date >= since, ShiftSegment.start_date < until)
+    ).where(*_inside(ShiftSegment.start_date, since, until))
     appointments = select(
         literal("appointment", text), wire_id(Appointment.provider_id),
         type_coerce(null(), text), type_coerce(null(), text),
         Appointment.start_date, Appointment.end_date,
-    ).where(Appointment.status.not_in(FREEING_STATUSES), Appointment.start_date >= since,
-            Appointment.start_date < until)
+    ).where(Appointment.status.not_in(FREEING_STATUSES),
+            *_inside(Appointment.start_date, since, until))
     if shape.provider_limited:
         appointments = appointments.where(among(Appointment.provider_id, "providers"))
     if not shape.in_spans:
