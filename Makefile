@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 PORT   ?= 8000
-# Browser libraries vendored into static/vendor/ (`make vendor` refreshes them from npm).
+# Browser libraries vendored into app/static/vendor/ (`make vendor` refreshes them from npm).
 HTMX_VERSION := 2.0.11
 PICO_VERSION := 2.1.1
 
@@ -43,13 +43,13 @@ fuzz: install-dev
 clean:
 	rm -rf $(VENV) instance .pytest_cache .ruff_cache .hypothesis
 
-# Fetch the pinned htmx and Pico CSS from npm and copy their dist files into static/vendor/.
+# Fetch the pinned htmx and Pico CSS from npm and copy their dist files into app/static/vendor/.
 vendor:
 	@tmp=$$(mktemp -d) && cd $$tmp && \
 	npm pack --silent htmx.org@$(HTMX_VERSION) @picocss/pico@$(PICO_VERSION) >/dev/null && \
 	tar -xzf htmx.org-$(HTMX_VERSION).tgz package/dist/htmx.min.js && \
-	cp package/dist/htmx.min.js $(CURDIR)/static/vendor/htmx.min.js && rm -rf package && \
+	cp package/dist/htmx.min.js $(CURDIR)/app/static/vendor/htmx.min.js && rm -rf package && \
 	tar -xzf picocss-pico-$(PICO_VERSION).tgz package/css/pico.min.css && \
-	cp package/css/pico.min.css $(CURDIR)/static/vendor/pico.min.css && \
+	cp package/css/pico.min.css $(CURDIR)/app/static/vendor/pico.min.css && \
 	cd / && rm -rf $$tmp
-	@echo "static/vendor: htmx $(HTMX_VERSION), Pico CSS $(PICO_VERSION)"
+	@echo "app/static/vendor: htmx $(HTMX_VERSION), Pico CSS $(PICO_VERSION)"

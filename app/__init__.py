@@ -10,7 +10,7 @@ import gc
 
 from flask import Flask
 
-from app.config import ROOT, Settings
+from app.config import Settings
 
 
 def create_app(settings: Settings | None = None) -> Flask:
@@ -18,11 +18,7 @@ def create_app(settings: Settings | None = None) -> Flask:
     from app import api, idp, web
 
     settings = settings or Settings.from_env()
-    flask_app = Flask(
-        __name__,
-        template_folder=str(ROOT / "templates"),
-        static_folder=str(ROOT / "static"),
-    )
+    flask_app = Flask(__name__)  # app/templates and app/static ship inside the package
     flask_app.config.update(
         SECRET_KEY=settings.secret_key,
         MAX_CONTENT_LENGTH=settings.max_body_bytes,

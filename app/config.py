@@ -12,8 +12,9 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-ROOT = Path(__file__).resolve().parent.parent
-INSTANCE = ROOT / "instance"
+# Local state (the SQLite database, the signing key, UI sessions) lives in `instance/` of the
+# folder the command runs in, never inside the installed package, which may be read-only.
+INSTANCE = Path.cwd() / "instance"
 
 
 class Settings(BaseModel):
