@@ -38,11 +38,12 @@ def test_phone_menu_opens_as_disclosure(site, phone, artifacts):
     expect(page.get_by_role("heading", level=1)).to_have_text("Clock")
 
 
-def test_welcome_and_error_pages_render_on_phone(site, phone, artifacts):
+def test_sign_in_and_error_pages_render_on_phone(site, phone, artifacts):
     if site.mode != "embedded":
         pytest.skip("the split mode serves the same pages")
     phone.goto("/")
-    phone.page.screenshot(path=artifacts / "welcome-phone.png", full_page=True)
+    expect(phone.page.get_by_label("Password")).to_be_visible()
+    phone.page.screenshot(path=artifacts / "sign-in-phone.png", full_page=True)
     phone.goto("/missing")
     expect(phone.page.get_by_role("heading", level=1)).to_have_text("Page not found")
     phone.page.screenshot(path=artifacts / "not-found-phone.png", full_page=True)

@@ -85,12 +85,10 @@ def test_partial_post_answers_with_hx_location_instead_of_redirect(web):
     assert "Location" not in response.headers
 
 
-def test_home_welcomes_visitors_with_a_sign_in_link(web):
+def test_home_sends_visitors_straight_to_sign_in(web):
     response = web.client.get("/")
-    body = response.get_data(as_text=True)
-    assert response.status_code == 200
-    assert 'href="/signin"' in body
-    assert "Hello" not in body
+    assert response.status_code == 303
+    assert response.headers["Location"] == "/signin"
 
 
 @pytest.mark.parametrize(("email", "groups"), [

@@ -1,1 +1,1 @@
-"""The home page: a welcome for visitors, each signed-in user's kinds of work."""
+"""The home page: sign-in for visitors, each signed-in user's kinds of work."""

@@ -1,10 +1,11 @@
-"""The home page (blueprint `home`): `/` welcomes visitors and shows each signed-in user the kinds
-of work they do, linking into every area that exists for them. Reads `GET /v1/users/me` only.
+"""The home page (blueprint `home`): `/` sends visitors to sign in and shows each signed-in user
+the kinds of work they do, linking into every area that exists for them. Reads `GET /v1/users/me`
+only.
 """
 
 from __future__ import annotations
 
-from flask import Blueprint, Response, current_app, send_from_directory
+from flask import Blueprint, Response, current_app, redirect, send_from_directory, url_for
 
 from app.web import nav
 from app.web.auth import access_token, current_user, signed_in
@@ -17,9 +18,9 @@ bp = Blueprint("home", __name__)
 @bp.get("/")
 @public
 def index() -> Response:
-    """The signed-in user's home, or a welcome with a way to sign in."""
+    """The signed-in user's home; a visitor who has not signed in goes straight to sign-in."""
     if not signed_in():
-        return render("home/welcome.html")
+        return redirect(url_for("signin.start"), 303)
     access_token()  # an expired session goes to sign in and comes back here
     me = current_user()
     return render("home/index.html", fragment="home_areas", me=me,
