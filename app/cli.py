@@ -55,8 +55,11 @@ def init(demo: bool, scale: int | None) -> None:
 @main.command()
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True)
-@click.option("--workers", type=click.IntRange(1, 64), default=1, show_default=True)
-@click.option("--threads", type=click.IntRange(1, 64), default=8, show_default=True)
+@click.option("--workers", type=click.IntRange(1, 64), default=1, show_default=True,
+              envvar="WEB_CONCURRENCY", show_envvar=True,
+              help="Worker processes (gunicorn's WEB_CONCURRENCY convention).")
+@click.option("--threads", type=click.IntRange(1, 64), default=8, show_default=True,
+              help="Threads per worker process.")
 def serve(host: str, port: int, workers: int, threads: int) -> None:
     """Serve the UI at /, the API at /v1 and sign-in at /auth (gunicorn)."""
     from gunicorn.app.base import BaseApplication

@@ -82,14 +82,15 @@ def test_serve_answers_ui_api_and_openapi(env):
     port = _free_port()
     process = subprocess.Popen(
         [sys.executable, "-m", "app", "serve", "--port", str(port)],
-        env={**os.environ, **env}, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        env={**os.environ, **env, "WEB_CONCURRENCY": "2"}, stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
     )
     base = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 90
         while True:
             try:
-                home = httpx.get(base + "/", timeout=2)
+                home = httpx.get(base + "/signed-out", timeout=2)
                 break
             except httpx.TransportError:
                 assert process.poll() is None, process.stderr.read().decode()
@@ -103,10 +104,27 @@ def test_serve_answers_ui_api_and_openapi(env):
         assert problem.status_code == 401
         assert problem.headers["content-type"] == "application/problem+json"
         assert problem.json()["type"] == f"{base}/v1/errors#unauthenticated"
+        assert httpx.get(base + "/", timeout=5).headers["location"] == "/signin"
     finally:
         process.terminate()
         process.wait(timeout=10)
+        log = process.stderr.read().decode()
         process.stderr.close()
+    assert log.count("Booting worker") == 2, log  # WEB_CONCURRENCY=2
+
+
+@pytest.mark.parametrize(("environ", "args", "workers"), [
+    ({}, [], 1),
+    ({"WEB_CONCURRENCY": "3"}, [], 3),
+    ({"WEB_CONCURRENCY": "3"}, ["--workers", "2"], 2),
+])
+def test_serve_takes_its_workers_from_web_concurrency_unless_told(monkeypatch, environ, args,
+                                                                 workers):
+    monkeypatch.delenv("WEB_CONCURRENCY", raising=False)
+    for name, value in environ.items():
+        monkeypatch.setenv(name, value)
+    context = main.commands["serve"].make_context("serve", list(args))
+    assert context.params["workers"] == workers
 
 
 def test_wsgi_entry_point_serves_the_app_with_its_start_up_objects_frozen(env):
