@@ -35,6 +35,9 @@ from tests.factories import BOT_TOKEN, World, build_world
 PG_ADMIN = os.environ.get("SHIFTDESK_TEST_PG", "postgresql://postgres@127.0.0.1:5432/postgres")
 WORKER = os.environ.get("PYTEST_XDIST_WORKER", "main")
 BACKENDS = ("sqlite", "postgresql")
+# Browser tests skip with this reason where Chromium is missing (and fail under CI).
+NO_CHROMIUM = "no Chromium to drive"
+INSTALL_CHROMIUM = "apt-get install -y chromium"
 
 
 def _pg_available() -> bool:
@@ -280,3 +283,18 @@ def fresh_api(template: Template, signing_key_path: Path, tmp_path: Path) -> Ite
 def world(template: Template) -> World:
     """Ids of the shared organisation."""
     return template.world
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """End the run with one visible line when browser tests were skipped for want of Chromium
+    (after pytest's own closing line, so that it is the last thing a reader sees)."""
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is None:
+        return
+    skipped = [report for report in reporter.stats.get("skipped", [])
+               if NO_CHROMIUM in str(report.longrepr)]
+    if skipped:
+        reporter.write_line(
+            f"{len(skipped)} browser tests skipped: {NO_CHROMIUM}. "
+            f"Install it with `{INSTALL_CHROMIUM}` and run `make test` again.",
+            yellow=True, bold=True)

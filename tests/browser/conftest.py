@@ -35,13 +35,19 @@ from app.api.models import User
 from app.config import Settings
 from app.web import nav
 from app.web.session import COOKIE_NAME
+from tests.conftest import INSTALL_CHROMIUM, NO_CHROMIUM
 from tests.factories import build_world
 
-playwright_sync = pytest.importorskip("playwright.sync_api")
-axe_base = pytest.importorskip("axe_playwright_python.base")
+if os.environ.get("CI"):  # CI runs every browser test or fails: never a silent skip
+    import axe_playwright_python.base as axe_base
+    import playwright.sync_api as playwright_sync
+else:
+    playwright_sync = pytest.importorskip("playwright.sync_api")
+    axe_base = pytest.importorskip("axe_playwright_python.base")
 AXE_SCRIPT, AxeResults = axe_base.AXE_SCRIPT, axe_base.AxeResults
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+CHROMIUM = (os.environ.get("SHIFTDESK_TEST_CHROMIUM") or shutil.which("chromium")
+            or "/usr/bin/chromium")
 LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
                "--disable-component-update", "--disable-sync", "--no-first-run"]
 AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]
@@ -230,7 +236,10 @@ def browser() -> Iterator[Any]:
             launched = playwright.chromium.launch(executable_path=executable, args=LAUNCH_ARGS,
                                                   headless=True)
         except playwright_sync.Error as exc:  # pragma: no cover - depends on the machine
-            pytest.skip(f"no Chromium to drive: {exc}")
+            reason = f"{NO_CHROMIUM} at {CHROMIUM} ({INSTALL_CHROMIUM}): {exc}"
+            if os.environ.get("CI"):
+                pytest.fail(reason, pytrace=False)
+            pytest.skip(reason)
         yield launched
         launched.close()
 
