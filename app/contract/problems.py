@@ -110,6 +110,9 @@ REGISTRY: dict[str, CodeInfo] = {
     "invalid-state-transition": CodeInfo(
         409, "Not allowed in the current state", {"currentState": "string"}, extension=True
     ),
+    "time-off-request-overlap": CodeInfo(
+        409, "Time off already requested", {"conflicts": "object[]"}, extension=True
+    ),
     # 429 / 500 / 503
     "rate-limited": CodeInfo(429, "Too many requests", {"retryAfter": "integer"}, True),
     "internal-error": CodeInfo(500, "Internal error", extension=True),

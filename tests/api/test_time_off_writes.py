@@ -132,14 +132,14 @@ def test_create_request_takes_full_days_on_both_dst_days_when_full_day(fresh_api
 def test_create_request_pays_whole_days_when_the_policy_accrues_in_days(fresh_api):
     partial = _create(fresh_api, policyId=SICK, isFullDay=False,
                       startDate="2026-03-02T14:00:00+0000", endDate="2026-03-02T18:00:00+0000")
-    defaulted = _create(fresh_api, policyId=SICK, startDate="2026-03-02T14:00:00+0000",
-                        endDate="2026-03-02T18:00:00+0000")
+    defaulted = _create(fresh_api, policyId=SICK, startDate="2026-03-09T14:00:00+0000",
+                        endDate="2026-03-09T18:00:00+0000")
 
     assert partial["isFullDay"] is False
     assert partial["dailyHours"] == [{"date": "2026-03-02T00:00:00.000Z", "duration": 4.0}]
     assert partial["paidHours"] == 8.0
     assert defaulted["isFullDay"] is True
-    assert defaulted["dailyHours"] == [{"date": "2026-03-02T00:00:00.000Z", "duration": 8.0}]
+    assert defaulted["dailyHours"] == [{"date": "2026-03-09T00:00:00.000Z", "duration": 8.0}]
 
 
 def test_create_request_pays_nothing_when_the_policy_is_unpaid(fresh_api, world):
@@ -183,7 +183,8 @@ def test_create_request_defaults_to_the_callers_provider_and_lets_managers_name_
     fresh_api, world
 ):
     own = _create(fresh_api, user="provider@example.com")
-    named = _create(fresh_api, user="manager@example.com", providerId=str(world.provider))
+    named = _create(fresh_api, user="manager@example.com", providerId=str(world.provider),
+                    startDate="2026-03-09T05:00:00+0000", endDate="2026-03-10T04:00:00+0000")
 
     assert own["providerId"] == named["providerId"] == str(world.provider)
 
@@ -201,6 +202,51 @@ def test_create_request_refuses_a_provider_outside_the_policy(fresh_api):
 
     body = _problem(response, 400, "provider-not-in-policy")
     assert "Sick leave" in body["detail"]
+
+
+def test_create_request_refuses_time_already_requested_or_approved(fresh_api):
+    pending = _create(fresh_api)  # Monday 2 March, a full day
+    approved = _create(fresh_api, startDate="2026-03-04T05:00:00+0000",
+                       endDate="2026-03-05T05:00:00+0000")
+    assert _decide(fresh_api, approved["id"], "approve", conflictResolution="keep"
+                   ).status_code == 200
+
+    for start, end, clash, status in [
+        (DAY0, DAY1, pending, "pending"),  # the same day, asked twice
+        ("2026-03-02T20:00:00+0000", "2026-03-02T22:00:00+0000", pending, "pending"),  # part
+        ("2026-03-03T05:00:00+0000", "2026-03-05T05:00:00+0000", approved, "approved"),  # Tue-Wed
+    ]:
+        body = _problem(fresh_api.post(REQUESTS, user="provider@example.com", json={
+            "policyId": SICK, "startDate": start, "endDate": end}), 409,
+            "time-off-request-overlap")
+        assert [c["id"] for c in body["conflicts"]] == [clash["id"]]
+        assert body["conflicts"][0]["status"] == status
+
+    # Touching is not overlapping: Tuesday alone lies between the two.
+    _create(fresh_api, startDate=DAY1, endDate="2026-03-04T05:00:00+0000")
+
+
+def test_create_request_allows_another_part_of_the_same_day(fresh_api):
+    _create(fresh_api, isFullDay=False, startDate="2026-03-02T14:00:00+0000",
+            endDate="2026-03-02T16:00:00+0000")
+    later = _create(fresh_api, isFullDay=False, startDate="2026-03-02T18:00:00+0000",
+                    endDate="2026-03-02T20:00:00+0000")
+    assert later["status"] == "pending"
+    # A full day over both part-day requests collides with each.
+    body = _problem(fresh_api.post(REQUESTS, user="provider@example.com", json={
+        "policyId": PTO, "startDate": DAY0, "endDate": DAY1, "isFullDay": True}), 409,
+        "time-off-request-overlap")
+    assert len(body["conflicts"]) == 2
+
+
+def test_create_request_may_retake_time_once_the_first_request_is_gone(fresh_api):
+    first = _create(fresh_api)
+    assert _decide(fresh_api, first["id"], "reject", rejectionReason="Short-staffed"
+                   ).status_code == 200
+    second = _create(fresh_api)
+    assert _decide(fresh_api, second["id"], "cancel", user="provider@example.com"
+                   ).status_code == 200
+    assert _create(fresh_api)["status"] == "pending"
 
 
 def test_create_request_refuses_an_end_before_the_start(fresh_api):

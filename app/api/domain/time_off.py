@@ -14,6 +14,10 @@ a whole day at a time); otherwise the sum of the hours off per day.
 States: `pending → approved | rejected | cancelled` and `approved → cancelled`; nothing else
 moves. Cancelling an approved request does not restore shifts its approval deleted.
 
+One leave at a time (`overlapping`): a provider's pending and approved requests (`HELD_STATES`)
+hold their blocked windows; a new request may not overlap any of them. Two part-day requests on
+one day at different times do not overlap.
+
 Pure code: no Flask, no SQL, no clock. Days are `date`s of the site zone; the API writes each as
 that date's midnight with a `Z` (`YYYY-MM-DDT00:00:00.000Z`).
 """
@@ -47,6 +51,9 @@ TRANSITIONS: dict[str, dict[str, str]] = {
     "cancel": {"pending": "cancelled", "approved": "cancelled"},
 }
 """For each action, the states it may leave and the state it leads to."""
+
+HELD_STATES = frozenset({"pending", "approved"})
+"""States in which a request holds its time: a second request may not overlap it."""
 
 MAX_REQUEST_DAYS = 366
 """The longest a request may last: a year of days (it stores a row per day)."""
@@ -203,3 +210,11 @@ def conflicts(window: Interval[datetime],
     overlapping `window` that are not already callouts (the provider is not working them)."""
     return [index for index, (start, end, is_callout) in enumerate(shifts)
             if not is_callout and start < window.end and window.start < end]
+
+
+def overlapping(window: Interval[datetime],
+                held: Sequence[tuple[Interval[datetime], str]]) -> list[int]:
+    """Return the indexes of the requests `(blocked window, status)` a new request's blocked
+    `window` collides with: those still holding their time that overlap it (touching is fine)."""
+    return [index for index, (other, status) in enumerate(held)
+            if status in HELD_STATES and other.overlaps(window)]
