@@ -16,6 +16,7 @@ from sqlalchemy.orm import Session
 from app.api import models as m
 from app.api.auth import hash_api_token
 from app.api.seed import install_roles
+from app.api.services.people import grant_worked_roles
 
 NAMESPACE = uuid.UUID("5f1d2c1e-9b0a-4c7e-8a44-0d6f3e2b7a10")
 BOT_TOKEN = "sdk_test_bot_token_0123456789"
@@ -270,5 +271,6 @@ def build_world(session: Session) -> World:
                             completed_at=START))
     session.add(m.DemandForecastRow(role_id=ed_rn.id, start_date=START,
                                     end_date=START + timedelta(hours=12), demand=4))
+    grant_worked_roles(session)
     session.flush()
     return world

@@ -38,6 +38,7 @@ from werkzeug.security import generate_password_hash
 from app.api import models as m
 from app.api.db import Base, Database
 from app.api.seed import install_roles
+from app.api.services.people import grant_worked_roles
 from app.config import Settings
 
 NAMESPACE = uuid.UUID("7d0c4a52-3f61-4d3e-9a0b-6c2f1e8d5b47")
@@ -246,6 +247,7 @@ def load_demo(database: Database, settings: Settings, providers: int | None = No
             session.flush()
             builder = _Builder(session, settings, size, loaded_at)
             summary = builder.build()
+            grant_worked_roles(session)  # each person holds the roles their shifts use
             marker.value = {
                 "loadedOn": builder.today.isoformat(), "providers": size, "summary": summary,
             }

@@ -113,6 +113,17 @@ REGISTRY: dict[str, CodeInfo] = {
     "time-off-request-overlap": CodeInfo(
         409, "Time off already requested", {"conflicts": "object[]"}, extension=True
     ),
+    "time-off-already-started": CodeInfo(
+        409, "Time off already started", {"startDate": "timestamp"}, extension=True
+    ),
+    "shift-role-not-held": CodeInfo(
+        409, "Shift needs a role the provider does not hold",
+        {"shiftId": "string", "roles": "object[]"}, extension=True
+    ),
+    "shift-time-off-conflict": CodeInfo(
+        409, "Shift falls in approved time off", {"shiftId": "string", "timeOff": "object[]"},
+        extension=True
+    ),
     # 429 / 500 / 503
     "rate-limited": CodeInfo(429, "Too many requests", {"retryAfter": "integer"}, True),
     "internal-error": CodeInfo(500, "Internal error", extension=True),

@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from app.contract.common import ApiModel, Count, Id, ListQuery, Page, Timestamp
+from app.contract.common import EXTENSION, ApiModel, Count, Id, ListQuery, Page, Timestamp
 from app.contract.users import EmploymentStatus
 
 _UNTYPED = " (The spec does not give this member's type; this is the API's choice.)"
@@ -87,8 +87,15 @@ class ProviderTeam(ApiModel):
     shorthand_name: str | None
 
 
+class ProviderRole(ApiModel):
+    """A role the provider holds, named (extension)."""
+
+    id: Id
+    name: str
+
+
 class ProviderWithRelations(ProviderRead):
-    """A provider with its enrollments, skills, manager and team."""
+    """A provider with its enrollments, skills, manager, team and the roles they hold."""
 
     enrollments: list[ProviderEnrollment]
     skills: list[ProviderSkill]
@@ -96,6 +103,10 @@ class ProviderWithRelations(ProviderRead):
     skill_enrollment: list[str]
     manager: ProviderManager | None
     team: ProviderTeam | None
+    roles: list[ProviderRole] = Field(
+        default_factory=list, json_schema_extra=EXTENSION,
+        description="The roles the provider holds, by name: open shifts are offered to, and "
+        "claimed by, holders of their roles only (extension).")
 
 
 class ProviderPage(Page[ProviderRead]):

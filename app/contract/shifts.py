@@ -17,6 +17,7 @@ from app.contract.common import (
     Id,
     ListQuery,
     Omittable,
+    OpenModel,
     Page,
     Timestamp,
     is_absent,
@@ -219,3 +220,40 @@ class ShiftClaim(ApiModel):
         default=None,
         description="Provider claiming the open shift; defaults to the caller's own provider.",
     )
+
+
+class ShiftClaimCheckQuery(ApiModel):
+    """Query of GET /v1/shifts/claim-checks (extension)."""
+
+    model_config = ConfigDict(json_schema_extra=EXTENSION)
+
+    shift_ids: list[Id] = Field(
+        min_length=1, max_length=200,
+        description="The open shifts to check (comma-separated or repeated), at most 200.")
+    provider: Id | None = Field(
+        default=None, description="Who would claim them; defaults to the caller's own provider.")
+
+
+class ClaimCheckRefusal(OpenModel):
+    """One reason a claim would be refused: the problem code and sentence the claim would
+    answer, with that code's members."""
+
+    code: str
+    title: str
+    detail: str
+
+
+class ShiftClaimCheck(ApiModel):
+    """Whether the provider may claim one open shift, and every reason not."""
+
+    shift_id: Id
+    claimable: bool
+    refusals: list[ClaimCheckRefusal]
+
+
+class ShiftClaimChecks(ApiModel):
+    """Answer of GET /v1/shifts/claim-checks (extension), in the order asked."""
+
+    model_config = ConfigDict(json_schema_extra=EXTENSION)
+
+    items: list[ShiftClaimCheck]

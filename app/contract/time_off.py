@@ -148,6 +148,15 @@ class TimeOffRequestRead(ApiModel):
         ),
     )
 
+    cancellation_requested_at: Timestamp | None = Field(
+        default=None, json_schema_extra=EXTENSION,
+        description="When the provider asked to cancel this approved request; a manager decides "
+        "(`cancel`, or `decline-cancellation`). Null when no cancellation waits (extension).")
+    cancellation_decline_reason: str | None = Field(
+        default=None, json_schema_extra=EXTENSION,
+        description="Why a manager declined the provider's latest request to cancel; null when "
+        "none was declined or no reason was given (extension).")
+
     # No return annotation: pydantic would take it as the serialization schema of the whole model.
     @model_serializer(mode="wrap")
     def _omit_rejection_reason(
@@ -176,6 +185,10 @@ class TimeOffRequestFilter(ApiModel):
     provider_id: Id | None = None
     policy_id: Id | None = None
     team_id: Id | None = None
+    cancellation_requested: bool | None = Field(
+        default=None, json_schema_extra=EXTENSION,
+        description="Only requests whose provider's request to cancel waits for a decision "
+        "(true), or only those without one (false) (extension).")
     start_date: Timestamp | None = Field(default=None, description="Requests ending after.")
     end_date: Timestamp | None = Field(default=None, description="Requests starting before.")
 
@@ -219,6 +232,15 @@ class TimeOffReject(ApiModel):
     model_config = ConfigDict(json_schema_extra=EXTENSION)
 
     rejection_reason: str | None = Field(default=None, description="Shown to the provider.")
+
+
+class TimeOffDeclineCancellation(ApiModel):
+    """Body of POST /v1/time-off/requests/{requestId}/decline-cancellation (extension)."""
+
+    model_config = ConfigDict(json_schema_extra=EXTENSION)
+
+    reason: str | None = Field(default=None, max_length=500,
+                               description="Shown to the provider; the leave stays approved.")
 
 
 class TimeOffRequestConflicts(ApiModel):

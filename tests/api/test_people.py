@@ -29,6 +29,7 @@ PROVIDER_FIELDS = {
     "additionalInfo", "customFields",
     # Provider with relations:
     "enrollments", "skills", "skillLicensedRegion", "skillEnrollment", "manager", "team",
+    "roles",  # extension: the roles the provider holds
 }
 
 ED_ACTIVE = ["Dana Doctor", "Ed Nurse 1", "Ed Nurse 2", "Ed Nurse 3", "Pat Provider"]
@@ -221,6 +222,7 @@ def test_list_providers_returns_provider_with_relations(api, world):
         "skillEnrollment": [],
         "manager": {"id": str(world.manager), "name": "Morgan Manager"},
         "team": {"id": str(world.ed), "name": "Emergency", "shorthandName": "ED"},
+        "roles": [{"id": str(world.ed_nurse_role), "name": "Registered Nurse"}],
     }
 
 

@@ -16,6 +16,7 @@ import pytest
 from sqlalchemy import select
 
 from app.api import models as m
+from app.contract.common import format_timestamp
 from tests.factories import make_provider, make_shift, uid
 
 MANAGER = "manager@example.com"
@@ -659,6 +660,7 @@ def test_claim_shift_checks_skills_of_a_new_provider(fresh_api, world):
                               skills={"certification": ["PALS"]}, licensed_regions=["NJ"])
         nurse.user.rbac_roles = [session.scalars(
             select(m.RbacRole).where(m.RbacRole.name == "Provider")).one()]
+        nurse.roles = [session.get(m.Role, world.ed_nurse_role)]
     shift_id = _open_shift(fresh_api, world, skill={
         "type": "equal", "skill": "certification", "value": "PALS"})
 
@@ -666,6 +668,85 @@ def test_claim_shift_checks_skills_of_a_new_provider(fresh_api, world):
 
     assert response.status_code == 200, response.get_json()
     assert response.get_json()["provider"] == str(uid("user:new.nurse@example.com"))
+
+
+def test_claim_shift_refuses_a_role_the_provider_does_not_hold(fresh_api, world):
+    shift_id = _open_shift(fresh_api, world, role=world.ed_doctor_role)
+
+    problem = _problem(_claim(fresh_api, shift_id), 409, "shift-role-not-held")
+
+    assert problem["shiftId"] == shift_id
+    assert problem["roles"] == [{"id": str(world.ed_doctor_role), "name": "Physician"}]
+    assert "Physician" in problem["detail"]
+    shift = fresh_api.get(f"/v1/shifts/{shift_id}").get_json()
+    assert shift["provider"] is None  # still open
+
+
+def test_claim_shift_by_a_manager_assigns_whatever_role_the_provider_holds(fresh_api, world):
+    shift_id = _open_shift(fresh_api, world, role=world.ed_doctor_role)
+
+    response = _claim(fresh_api, shift_id, user=MANAGER, provider=str(world.provider))
+
+    assert response.status_code == 200, response.get_json()
+    assert response.get_json()["provider"] == str(world.provider)
+
+
+def test_claim_shift_refuses_a_shift_in_approved_time_off(fresh_api, world):
+    start = _future(days=9)
+    shift_id = _open_shift(fresh_api, world, start=start)
+    leave = fresh_api.post("/v1/time-off/requests", user=PROVIDER, json={
+        "policyId": str(uid("policy:pto")), "isFullDay": False,
+        "startDate": format_timestamp(start - timedelta(hours=1)),
+        "endDate": format_timestamp(start + timedelta(hours=2))}).get_json()
+    assert fresh_api.post(f"/v1/time-off/requests/{leave['id']}/approve", user=MANAGER,
+                          json={"conflictResolution": "keep"}).status_code == 200
+
+    problem = _problem(_claim(fresh_api, shift_id), 409, "shift-time-off-conflict")
+
+    assert [t["id"] for t in problem["timeOff"]] == [leave["id"]]
+
+
+def test_claim_checks_say_why_beside_each_shift_in_the_order_asked(fresh_api, world):
+    free = _open_shift(fresh_api, world, start=_future(days=6))
+    doctors = _open_shift(fresh_api, world, role=world.ed_doctor_role, start=_future(days=7))
+    soon = _open_shift(fresh_api, world, start=_future(days=0.02))
+    missing = str(uuid.uuid4())
+
+    response = fresh_api.get("/v1/shifts/claim-checks", user=PROVIDER,
+                             query_string={"shiftIds": f"{doctors},{missing},{free},{soon}"})
+
+    assert response.status_code == 200, response.get_json()
+    items = response.get_json()["items"]
+    assert [i["shiftId"] for i in items] == [doctors, free, soon]  # the unknown one left out
+    by_id = {i["shiftId"]: i for i in items}
+    assert by_id[free] == {"shiftId": free, "claimable": True, "refusals": []}
+    assert by_id[doctors]["claimable"] is False
+    [refusal] = by_id[doctors]["refusals"]
+    assert refusal["code"] == "shift-role-not-held"
+    assert refusal["title"] == "Shift needs a role the provider does not hold"
+    assert refusal["roles"] == [{"id": str(world.ed_doctor_role), "name": "Physician"}]
+    assert [r["code"] for r in by_id[soon]["refusals"]] == ["shift-claim-window-closed"]
+    # The check agrees with the claim itself.
+    _problem(_claim(fresh_api, doctors), 409, "shift-role-not-held")
+    assert _claim(fresh_api, free).status_code == 200
+
+
+@pytest.mark.parametrize("query", [
+    {},
+    {"shiftIds": "not-an-id"},
+    {"shiftIds": ",".join(str(uuid.uuid4()) for _ in range(201))},
+])
+def test_claim_checks_validate_their_ids(api, query):
+    problem = _problem(api.get("/v1/shifts/claim-checks", user=PROVIDER, query_string=query),
+                       400, "validation")
+    assert problem["path"] == "shiftIds"
+
+
+def test_claim_checks_need_a_provider_for_callers_who_are_none(api, world):
+    shift = str(world.ids.get("open_shift", uuid.uuid4()))
+    problem = _problem(api.get("/v1/shifts/claim-checks", user=MANAGER,
+                               query_string={"shiftIds": shift}), 400, "validation")
+    assert problem["path"] == "provider"
 
 
 # Races ------------------------------------------------------------------------------------------

@@ -456,20 +456,92 @@ def test_reject_request_is_unauthorized_for_the_manager_of_another_team(fresh_ap
 # Cancel -----------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("state", ["pending", "approved"])
-def test_cancel_request_moves_pending_and_approved_to_cancelled(fresh_api, world, state):
-    response = fresh_api.post(f"{REQUESTS}/{world.ids[f'request_{state}']}/cancel",
+# Far enough ahead to stay in the future while the suite lives: a Monday in 2030 (New York).
+FUTURE = "2030-03-04T05:00:00+0000"
+FUTURE_END = "2030-03-05T05:00:00+0000"
+
+
+def test_cancel_request_withdraws_a_pending_request_for_its_provider(fresh_api, world):
+    response = fresh_api.post(f"{REQUESTS}/{world.ids['request_pending']}/cancel",
                               user="provider@example.com")
 
     assert response.status_code == 200, response.get_json()
     assert response.get_json()["status"] == "cancelled"
+    assert response.get_json()["cancellationRequestedAt"] is None
+
+
+@pytest.mark.parametrize("state", ["pending", "approved"])
+def test_cancel_request_by_a_manager_cancels_at_once(fresh_api, world, state):
+    response = fresh_api.post(f"{REQUESTS}/{world.ids[f'request_{state}']}/cancel",
+                              user="manager@example.com")
+
+    assert response.status_code == 200, response.get_json()
+    assert response.get_json()["status"] == "cancelled"
+
+
+def test_cancel_request_of_approved_leave_by_its_provider_waits_for_the_manager(fresh_api):
+    leave = _create(fresh_api, startDate=FUTURE, endDate=FUTURE_END)
+    _decide(fresh_api, leave["id"], "approve", conflictResolution="keep")
+
+    asked = fresh_api.post(f"{REQUESTS}/{leave['id']}/cancel", user="provider@example.com")
+
+    assert asked.status_code == 200, asked.get_json()
+    body = asked.get_json()
+    assert body["status"] == "approved"
+    assert body["cancellationRequestedAt"] is not None
+    waiting = fresh_api.get(REQUESTS, user="manager@example.com",
+                            query_string={"cancellationRequested": "true"}).get_json()["items"]
+    assert [r["id"] for r in waiting] == [leave["id"]]
+    # Asking again changes nothing; the manager then cancels it.
+    again = fresh_api.post(f"{REQUESTS}/{leave['id']}/cancel", user="provider@example.com")
+    assert again.get_json()["cancellationRequestedAt"] == body["cancellationRequestedAt"]
+    done = fresh_api.post(f"{REQUESTS}/{leave['id']}/cancel", user="manager@example.com")
+    assert done.get_json()["status"] == "cancelled"
+    assert done.get_json()["cancellationRequestedAt"] is None
+
+
+def test_decline_cancellation_keeps_the_leave_and_tells_the_provider_why(fresh_api):
+    leave = _create(fresh_api, startDate=FUTURE, endDate=FUTURE_END)
+    _decide(fresh_api, leave["id"], "approve", conflictResolution="keep")
+    fresh_api.post(f"{REQUESTS}/{leave['id']}/cancel", user="provider@example.com")
+
+    declined = _decide(fresh_api, leave["id"], "decline-cancellation",
+                       reason="The shifts were already given away")
+
+    assert declined.status_code == 200, declined.get_json()
+    body = declined.get_json()
+    assert (body["status"], body["cancellationRequestedAt"]) == ("approved", None)
+    assert body["cancellationDeclineReason"] == "The shifts were already given away"
+    seen = fresh_api.get(f"{REQUESTS}/{leave['id']}", user="provider@example.com").get_json()
+    assert seen["cancellationDeclineReason"] == "The shifts were already given away"
+    # Nothing waits any more: declining twice is refused.
+    _problem(_decide(fresh_api, leave["id"], "decline-cancellation"), 409,
+             "invalid-state-transition")
+
+
+def test_decline_cancellation_is_the_managers_decision(fresh_api):
+    leave = _create(fresh_api, startDate=FUTURE, endDate=FUTURE_END)
+    _decide(fresh_api, leave["id"], "approve", conflictResolution="keep")
+    fresh_api.post(f"{REQUESTS}/{leave['id']}/cancel", user="provider@example.com")
+
+    _problem(_decide(fresh_api, leave["id"], "decline-cancellation",
+                     user="provider@example.com"), 403, "unauthorized")
+
+
+def test_cancel_request_refuses_a_provider_leave_that_has_started(fresh_api, world):
+    # The shared organisation's approved request lies in March 2026, before today.
+    response = fresh_api.post(f"{REQUESTS}/{world.ids['request_approved']}/cancel",
+                              user="provider@example.com")
+
+    body = _problem(response, 409, "time-off-already-started")
+    assert body["startDate"].startswith("2026-03-")
 
 
 def test_cancel_request_does_not_restore_deleted_shifts(fresh_api, world):
     request = _create(fresh_api, isFullDay=True)
     _decide(fresh_api, request["id"], "approve", conflictResolution="delete")
 
-    response = fresh_api.post(f"{REQUESTS}/{request['id']}/cancel", user="provider@example.com")
+    response = fresh_api.post(f"{REQUESTS}/{request['id']}/cancel", user="manager@example.com")
 
     assert response.get_json()["status"] == "cancelled"
     assert _shifts(fresh_api, providerId=str(world.provider)) == []

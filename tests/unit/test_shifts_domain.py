@@ -13,7 +13,13 @@ from hypothesis import strategies as st
 
 from app.api.domain import shifts as rules
 from app.api.domain.intervals import Interval
-from app.api.domain.shifts import ClaimTarget, MissingSkill, Qualifications, SegmentDraft
+from app.api.domain.shifts import (
+    Claimant,
+    ClaimTarget,
+    MissingSkill,
+    Qualifications,
+    SegmentDraft,
+)
 
 T0 = datetime(2026, 3, 2, 12, tzinfo=UTC)
 TEAM, OTHER_TEAM = uuid.uuid4(), uuid.uuid4()
@@ -191,11 +197,53 @@ def target(**kw: Any) -> ClaimTarget:
     return ClaimTarget(**values)
 
 
+RN, CNA = uuid.uuid4(), uuid.uuid4()
+
+
 def decide(shift: ClaimTarget, *, now: datetime = NOW,
            others: list[Interval[datetime]] | None = None, notice: int = 120,
-           qualifications: Qualifications = PAT) -> Any:
-    return rules.claim_refusal(shift, qualifications=qualifications, other_shifts=others or [],
-                               now=now, default_notice_minutes=notice)
+           qualifications: Qualifications = PAT, roles: frozenset[uuid.UUID] = frozenset({RN}),
+           time_off: list[tuple[uuid.UUID, Interval[datetime]]] | None = None) -> Any:
+    claimant = Claimant(qualifications=qualifications, roles=roles, other_shifts=others or [],
+                        time_off=time_off or [])
+    return rules.claim_refusal(shift, claimant, now=now, default_notice_minutes=notice)
+
+
+def test_claim_refusal_refuses_a_role_the_provider_does_not_hold() -> None:
+    shift = target(roles={RN: "Registered Nurse", CNA: "Certified Nursing Assistant"})
+
+    refusal = decide(shift)
+
+    assert refusal.code == "shift-role-not-held"
+    assert refusal.members == {"shiftId": str(SHIFT_ID), "roles": [
+        {"id": str(CNA), "name": "Certified Nursing Assistant"}]}
+    assert decide(shift, roles=frozenset({RN, CNA})) is None
+
+
+def test_claim_refusal_refuses_a_shift_in_approved_time_off() -> None:
+    leave = uuid.uuid4()
+
+    refusal = decide(target(), time_off=[(leave, Interval(h(-12), h(1)))])
+
+    assert refusal.code == "shift-time-off-conflict"
+    assert refusal.members["timeOff"] == [{"id": str(leave),
+                                           "startDate": "2026-03-02T00:00:00+0000",
+                                           "endDate": "2026-03-02T13:00:00+0000"}]
+    assert decide(target(), time_off=[(leave, Interval(h(-12), h(0)))]) is None  # touching
+
+
+def test_claim_refusals_give_every_reason_in_order() -> None:
+    shift = target(roles={CNA: "Certified Nursing Assistant"},
+                   requirements=(cond("certification", "PALS"),))
+    claimant = Claimant(qualifications=PAT, roles=frozenset({RN}),
+                        other_shifts=[Interval(h(1), h(2))],
+                        time_off=[(uuid.uuid4(), Interval(h(4), h(30)))])
+
+    refusals = rules.claim_refusals(shift, claimant, now=h(-1), default_notice_minutes=120)
+
+    assert [r.code for r in refusals] == [
+        "shift-claim-window-closed", "shift-role-not-held", "shift-missing-skills",
+        "shift-time-off-conflict", "shift-schedule-conflict"]
 
 
 def test_claim_refusal_allows_an_open_future_shift_in_reach() -> None:

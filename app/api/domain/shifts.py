@@ -4,7 +4,10 @@ shift when.
 A shift lasts at most `LONGEST_SHIFT`; its segments lie inside it, each ends after it starts, and
 they come ordered by start without overlapping (touching is fine). A claim is refused, in this
 order, when the shift already has a provider, has started, starts inside the minimum notice
-window, needs skills the claimant lacks, or overlaps another (non-callout) shift of the claimant.
+window, needs a role the claimant does not hold, needs skills the claimant lacks, falls in the
+claimant's approved time off, or overlaps another (non-callout) shift of the claimant.
+`claim_refusals` gives every reason at once (what a page shows beside a shift the provider
+cannot take); `claim_refusal` the first (what a claim answers).
 
 Pure code: no Flask, no SQL, no clock (`now` is a parameter). Problems come back as values
 (`FieldError`s, a `ClaimRefusal`); the service turns them into problem documents.
@@ -13,7 +16,7 @@ Pure code: no Flask, no SQL, no clock (`now` is a parameter). Problems come back
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterable, Mapping, Sequence, Set
+from collections.abc import Mapping, Sequence, Set
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Literal
@@ -194,7 +197,8 @@ def missing_skills(requirement: Mapping[str, Any] | None,
 
 @dataclass(frozen=True)
 class ClaimTarget:
-    """An open shift as the claim rules see it."""
+    """An open shift as the claim rules see it; `roles` are its working segments' roles, by id
+    with their names."""
 
     id: uuid.UUID
     provider: uuid.UUID | None
@@ -202,6 +206,20 @@ class ClaimTarget:
     end: datetime
     minimum_notice_minutes: int | None = None
     requirements: tuple[Mapping[str, Any] | None, ...] = ()
+    roles: Mapping[uuid.UUID, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Claimant:
+    """The provider who would take the shift, as the claim rules see them."""
+
+    qualifications: Qualifications = field(default_factory=Qualifications)
+    roles: Set[uuid.UUID] | None = frozenset()
+    """The roles they hold; None when a manager assigns the shift, who may give it to anyone."""
+    other_shifts: Sequence[Interval[datetime]] = ()
+    """Their non-callout shifts; any that overlap the claimed one are conflicts."""
+    time_off: Sequence[tuple[uuid.UUID, Interval[datetime]]] = ()
+    """Their approved time off: each request's id and the time it blocks."""
 
 
 @dataclass(frozen=True)
@@ -213,58 +231,83 @@ class ClaimRefusal:
     members: dict[str, Any]
 
 
-def claim_refusal(
-    shift: ClaimTarget,
-    *,
-    qualifications: Qualifications,
-    other_shifts: Iterable[Interval[datetime]],
-    now: datetime,
-    default_notice_minutes: int,
-) -> ClaimRefusal | None:
-    """Decide whether a provider may claim `shift` at `now`; None when they may.
-
-    `other_shifts` are the provider's non-callout shifts (any that overlap are conflicts);
-    the shift's own minimum notice wins over `default_notice_minutes`.
-    """
+def claim_refusals(shift: ClaimTarget, claimant: Claimant, *, now: datetime,
+                   default_notice_minutes: int) -> list[ClaimRefusal]:
+    """Every reason the provider may not claim `shift` at `now`, in the module's order; empty
+    when they may. The shift's own minimum notice wins over `default_notice_minutes`."""
     shift_id = str(shift.id)
+    refusals: list[ClaimRefusal] = []
     if shift.provider is not None:
-        return ClaimRefusal(ProblemCode.SHIFT_ALREADY_CLAIMED,
-                            "Another provider has already claimed this shift; pick another "
-                            "open shift.", {})
+        refusals.append(ClaimRefusal(ProblemCode.SHIFT_ALREADY_CLAIMED,
+                                     "Another provider has already claimed this shift; pick "
+                                     "another open shift.", {}))
     if shift.start <= now:
-        return ClaimRefusal(ProblemCode.SHIFT_ALREADY_STARTED,
-                            f"This shift started at {format_timestamp(shift.start)}; only shifts "
-                            "that have not started can be claimed.", {})
-    notice = (shift.minimum_notice_minutes if shift.minimum_notice_minutes is not None
-              else default_notice_minutes)
-    if shift.start - now < timedelta(minutes=notice):
-        return ClaimRefusal(
-            ProblemCode.SHIFT_CLAIM_WINDOW_CLOSED,
-            f"Open shifts must be claimed at least {notice} minutes before they start; ask a "
-            "manager to assign this one.",
-            {"shiftId": shift_id, "minimumNoticeMinutes": notice,
-             "startsAt": format_timestamp(shift.start)},
-        )
+        refusals.append(ClaimRefusal(
+            ProblemCode.SHIFT_ALREADY_STARTED,
+            f"This shift started at {format_timestamp(shift.start)}; only shifts that have not "
+            "started can be claimed.", {}))
+    else:
+        notice = (shift.minimum_notice_minutes if shift.minimum_notice_minutes is not None
+                  else default_notice_minutes)
+        if shift.start - now < timedelta(minutes=notice):
+            refusals.append(ClaimRefusal(
+                ProblemCode.SHIFT_CLAIM_WINDOW_CLOSED,
+                f"Open shifts must be claimed at least {notice} minutes before they start; ask "
+                "a manager to assign this one.",
+                {"shiftId": shift_id, "minimumNoticeMinutes": notice,
+                 "startsAt": format_timestamp(shift.start)},
+            ))
+    held = claimant.roles
+    unheld = {} if held is None else {
+        role: name for role, name in shift.roles.items() if role not in held}
+    if unheld:
+        names = ", ".join(sorted(unheld.values()))
+        refusals.append(ClaimRefusal(
+            ProblemCode.SHIFT_ROLE_NOT_HELD,
+            f"This shift is for {names}, a role the provider does not hold; a manager can "
+            "assign it to someone who does.",
+            {"shiftId": shift_id,
+             "roles": [{"id": str(role), "name": name}
+                       for role, name in sorted(unheld.items(), key=lambda i: (i[1], i[0]))]},
+        ))
     missing = list(dict.fromkeys(
         item for requirement in shift.requirements
-        for item in missing_skills(requirement, qualifications)
+        for item in missing_skills(requirement, claimant.qualifications)
     ))
     if missing:
         names = ", ".join(f"{m.name} {m.value}" for m in missing)
-        return ClaimRefusal(
+        refusals.append(ClaimRefusal(
             ProblemCode.SHIFT_MISSING_SKILLS,
             f"This shift requires skills the provider lacks: {names}.",
             {"shiftId": shift_id, "missingSkills": [m.wire() for m in missing]},
-        )
+        ))
     window = Interval(shift.start, shift.end)
-    conflicts = sorted(other for other in other_shifts if other.overlaps(window))
+    leave = sorted((span, request) for request, span in claimant.time_off
+                   if span.overlaps(window))
+    if leave:
+        refusals.append(ClaimRefusal(
+            ProblemCode.SHIFT_TIME_OFF_CONFLICT,
+            "This shift falls in the provider's approved time off; cancel that time off first.",
+            {"shiftId": shift_id,
+             "timeOff": [{"id": str(request), "startDate": format_timestamp(span.start),
+                          "endDate": format_timestamp(span.end)} for span, request in leave]},
+        ))
+    conflicts = sorted(other for other in claimant.other_shifts if other.overlaps(window))
     if conflicts:
-        return ClaimRefusal(
+        refusals.append(ClaimRefusal(
             ProblemCode.SHIFT_SCHEDULE_CONFLICT,
             f"The provider already works {len(conflicts)} overlapping shift(s); "
             "free that time first.",
             {"shiftId": shift_id,
              "conflicts": [{"startDate": format_timestamp(c.start),
                             "endDate": format_timestamp(c.end)} for c in conflicts]},
-        )
-    return None
+        ))
+    return refusals
+
+
+def claim_refusal(shift: ClaimTarget, claimant: Claimant, *, now: datetime,
+                  default_notice_minutes: int) -> ClaimRefusal | None:
+    """The first reason the provider may not claim `shift` at `now`; None when they may."""
+    refusals = claim_refusals(shift, claimant, now=now,
+                              default_notice_minutes=default_notice_minutes)
+    return refusals[0] if refusals else None

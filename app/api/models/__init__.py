@@ -18,6 +18,7 @@ from app.api.models.people import (
     Team,
     User,
     provider_enrollments,
+    provider_roles,
     team_managers,
 )
 from app.api.models.reports import ReportRun
@@ -61,6 +62,7 @@ __all__ = [
     "TimecardPunch",
     "User",
     "provider_enrollments",
+    "provider_roles",
     "segment_labels",
     "team_managers",
     "time_off_policy_members",

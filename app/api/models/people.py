@@ -34,6 +34,15 @@ team_managers = Table(
 )
 """Who manages which team (a manager may manage several teams)."""
 
+provider_roles = Table(
+    "provider_roles",
+    Base.metadata,
+    Column("provider_id", ForeignKey("providers.id", ondelete="CASCADE"), primary_key=True),
+    Column("role_id", ForeignKey("roles.id", ondelete="CASCADE"), primary_key=True),
+    Index(None, "role_id"),
+)
+"""The roles each provider holds: what they may work, and so which open shifts they may claim."""
+
 provider_enrollments = Table(
     "provider_enrollments",
     Base.metadata,
@@ -194,6 +203,9 @@ class Provider(Base):
     )
     enrollments: Mapped[list[Enrollment]] = relationship(
         secondary=provider_enrollments, order_by="Enrollment.name"
+    )
+    roles: Mapped[list[Role]] = relationship(
+        secondary=provider_roles, order_by=lambda: (Role.name, Role.id)
     )
 
     @validates("email")

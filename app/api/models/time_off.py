@@ -120,6 +120,9 @@ class TimeOffRequest(Base):
     conflict_resolution: Mapped[str | None]
     is_full_day: Mapped[bool | None]
     decided_at: Mapped[datetime | None] = mapped_column(UtcDateTime)
+    # A provider's request to cancel approved leave waits here for a manager's decision.
+    cancellation_requested_at: Mapped[datetime | None] = mapped_column(UtcDateTime)
+    cancellation_decline_reason: Mapped[str | None]
 
     policy: Mapped[TimeOffPolicy] = relationship()
     provider: Mapped[Provider] = relationship()

@@ -22,6 +22,8 @@ from app.api.wire_text import Document
 from app.config import Settings
 from app.contract.shifts import (
     ShiftClaim,
+    ShiftClaimCheckQuery,
+    ShiftClaimChecks,
     ShiftCreate,
     ShiftGetQuery,
     ShiftListQuery,
@@ -102,17 +104,35 @@ def delete_shift(session: Session, actor: Actor, shift_id: uuid.UUID) -> None:
 @endpoint("POST", "/shifts/<shift_id>/claim", summary="Claim an open shift", body=ShiftClaim,
           response=ShiftRead,
           codes=["shift-not-found", "unauthorized", "validation", "shift-already-claimed",
-                 "shift-already-started", "shift-claim-window-closed", "shift-missing-skills",
-                 "shift-schedule-conflict"],
+                 "shift-already-started", "shift-claim-window-closed", "shift-role-not-held",
+                 "shift-missing-skills", "shift-time-off-conflict", "shift-schedule-conflict"],
           extension=True, tag="Shifts")
 def claim_shift(session: Session, actor: Actor, body: ShiftClaim, settings: Settings,
                 shift_id: uuid.UUID) -> Document:
     """Claim an open shift for the caller's provider (managers may name another `provider`).
 
-    Refused when the shift is taken, has started, starts within the minimum notice (the shift's
-    own, else the site's), needs skills the provider lacks, or overlaps another of their shifts.
+    Refused, with the first reason in this order, when the shift is taken, has started, starts
+    within the minimum notice (the shift's own, else the site's), is for a role the provider
+    does not hold, needs skills the provider lacks, falls in their approved time off, or
+    overlaps another of their shifts. Managers assigning a shift (`PATCH`) are not bound by the
+    role rule.
     """
     shift = service.claim_shift(session, actor=actor, shift_id=shift_id, body=body,
                                 now=datetime.now(UTC),
-                                default_notice_minutes=settings.claim_notice_minutes)
+                                default_notice_minutes=settings.claim_notice_minutes,
+                                zone=settings.zone)
     return service.read_shift(session, shift.id)
+
+
+@endpoint("GET", "/shifts/claim-checks", summary="Check which open shifts a provider may claim",
+          query=ShiftClaimCheckQuery, response=ShiftClaimChecks,
+          codes=["validation", "unauthorized"], extension=True, tag="Shifts")
+def list_shift_claim_checks(session: Session, actor: Actor, query: ShiftClaimCheckQuery,
+                            settings: Settings) -> ShiftClaimChecks:
+    """For each open shift named, whether the provider (the caller's own by default) may claim
+    it now and every reason not: the same rules and problem codes as claiming, all at once, so
+    a page can say why beside each shift instead of offering a claim that would fail. Shifts
+    that do not exist or the caller may not view are left out."""
+    return ShiftClaimChecks(items=service.claim_checks(
+        session, actor=actor, query=query, now=datetime.now(UTC),
+        default_notice_minutes=settings.claim_notice_minutes, zone=settings.zone))

@@ -24,6 +24,7 @@ from app.api.wire_text import Document
 from app.config import Settings
 from app.contract.time_off import (
     TimeOffApprove,
+    TimeOffDeclineCancellation,
     TimeOffPolicyListQuery,
     TimeOffPolicyPage,
     TimeOffPolicyRead,
@@ -100,7 +101,8 @@ _DECISION_CODES = ["time-off-request-not-found", "unauthorized", "invalid-state-
 
 @endpoint("POST", "/time-off/requests", summary="Request time off", body=TimeOffRequestCreate,
           response=TimeOffRequestRead, status=201,
-          codes=["validation", "negative-range", "unauthorized", "provider-not-in-policy"],
+          codes=["validation", "negative-range", "unauthorized", "provider-not-in-policy",
+                 "time-off-request-overlap"],
           extension=True, tag=TAG)
 def create_time_off_request(
     session: Session, actor: Actor, body: TimeOffRequestCreate, settings: Settings
@@ -155,15 +157,37 @@ def reject_time_off_request(
 
 
 @endpoint("POST", "/time-off/requests/<request_id>/cancel", summary="Cancel a time-off request",
-          response=TimeOffRequestRead, codes=_DECISION_CODES, extension=True, tag=TAG)
+          response=TimeOffRequestRead,
+          codes=[*_DECISION_CODES, "time-off-already-started"], extension=True, tag=TAG)
 def cancel_time_off_request(
     session: Session, actor: Actor, request_id: uuid.UUID
 ) -> TimeOffRequestRead:
-    """Cancel a pending or approved request. Cancelling an approved request does not restore
-    the shifts its approval deleted or called out. Needs `edit` TimeOffRequest (providers: their
-    own requests)."""
+    """Cancel a request, or ask its manager to.
+
+    A caller who may decide the request (`approve` TimeOffRequest) cancels a pending or approved
+    request at once. Its provider (`edit` TimeOffRequest) withdraws a pending request at once;
+    approved leave that has not started stays `approved` with `cancellationRequestedAt` set
+    until a manager cancels it or declines (`decline-cancellation`); leave that has started
+    answers `time-off-already-started`.
+    Cancelling an approved request does not restore the shifts its approval deleted or called
+    out.
+    """
     request = service.cancel_request(session, actor=actor, request_id=request_id,
                                      now=datetime.now(UTC))
+    return service.request_read(request)
+
+
+@endpoint("POST", "/time-off/requests/<request_id>/decline-cancellation",
+          summary="Keep approved time off whose provider asked to cancel it",
+          body=TimeOffDeclineCancellation, response=TimeOffRequestRead, codes=_DECISION_CODES,
+          extension=True, tag=TAG)
+def decline_time_off_cancellation(
+    session: Session, actor: Actor, body: TimeOffDeclineCancellation, request_id: uuid.UUID
+) -> TimeOffRequestRead:
+    """Keep the leave approved and clear the provider's request to cancel it; `reason` is shown
+    to the provider. Needs `approve` TimeOffRequest."""
+    request = service.decline_cancellation(session, actor=actor, request_id=request_id,
+                                           body=body, now=datetime.now(UTC))
     return service.request_read(request)
 
 

@@ -14,7 +14,7 @@ from sqlalchemy import ColumnElement, func, select
 from sqlalchemy.orm import Session, joinedload, selectinload
 
 from app.api.auth import Actor
-from app.api.models import EmploymentType, Provider, Role
+from app.api.models import EmploymentType, Provider, Role, Shift, ShiftSegment, provider_roles
 from app.api.pagination import Paginator, SortKey
 from app.api.problems import not_found
 from app.api.subjects import PROVIDER
@@ -25,6 +25,7 @@ from app.contract.providers import (
     ProviderFilter,
     ProviderListQuery,
     ProviderManager,
+    ProviderRole,
     ProviderTeam,
     ProviderWithRelations,
 )
@@ -36,6 +37,7 @@ _PROVIDER_RELATIONS = (
     joinedload(Provider.manager),
     selectinload(Provider.skills),
     selectinload(Provider.enrollments),
+    selectinload(Provider.roles),
 )
 """What a provider with relations shows: one join each for team and manager, one statement per
 page each for skills and enrollments."""
@@ -194,4 +196,26 @@ def provider_with_relations(provider: Provider) -> ProviderWithRelations:
         manager=ProviderManager(id=manager.id, name=manager.name) if manager else None,
         team=(ProviderTeam(id=team.id, name=team.name, shorthand_name=team.shorthand_name)
               if team else None),
+        roles=[ProviderRole(id=role.id, name=role.name) for role in provider.roles],
     )
+
+
+def grant_worked_roles(session: Session) -> None:
+    """Give every provider the roles their shifts' working segments use and their default role,
+    where they do not hold them yet (how a loaded or imported organisation gets its roles)."""
+    worked = (
+        select(Shift.provider_id, ShiftSegment.role_id)
+        .join(ShiftSegment, ShiftSegment.shift_id == Shift.id)
+        .where(Shift.provider_id.is_not(None), ShiftSegment.role_id.is_not(None),
+               ShiftSegment.is_break.is_(False))
+        .union(select(Provider.id, Provider.default_role_id)
+               .where(Provider.default_role_id.is_not(None)))
+        .subquery()
+    )
+    provider_id, role_id = worked.c
+    held = select(provider_roles.c.provider_id).where(
+        provider_roles.c.provider_id == provider_id, provider_roles.c.role_id == role_id)
+    session.flush()
+    session.execute(provider_roles.insert().from_select(
+        ["provider_id", "role_id"],
+        select(provider_id, role_id).where(~held.exists())))

@@ -11,27 +11,32 @@ about Flask requests; routes call these functions inside their unit of work and 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Sequence
-from datetime import datetime
+from collections.abc import Mapping, Sequence
+from datetime import datetime, timedelta
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from sqlalchemy import Connection, Row, Select, bindparam, select
-from sqlalchemy.orm import Session, selectinload
+from sqlalchemy.orm import Session, joinedload, selectinload
 from sqlalchemy.orm.exc import StaleDataError
 from sqlalchemy.orm.interfaces import LoaderOption
 
 from app.api import models as m
 from app.api.auth import Actor
 from app.api.domain import shifts as rules
+from app.api.domain import time_off as time_off_rules
 from app.api.domain.intervals import Interval
 from app.api.models import Shift, ShiftSegment
 from app.api.pagination import Paginator, SortKey
 from app.api.problems import ProblemError, negative_range, not_found, validation
-from app.api.subjects import SHIFT
+from app.api.subjects import PROVIDER, SHIFT
 from app.api.wire_text import Document, among, wire_id, wire_time
-from app.contract.problems import FieldError, ProblemCode
+from app.contract.problems import REGISTRY, FieldError, ProblemCode
 from app.contract.shifts import (
+    ClaimCheckRefusal,
     ShiftClaim,
+    ShiftClaimCheck,
+    ShiftClaimCheckQuery,
     ShiftCreate,
     ShiftListQuery,
     ShiftPayCode,
@@ -526,16 +531,75 @@ def _qualifications(provider: m.Provider) -> rules.Qualifications:
     )
 
 
+def _claim_target(shift: Shift, role_names: Mapping[uuid.UUID, str]) -> rules.ClaimTarget:
+    working = {s.role_id for s in shift.segments if not s.is_break and s.role_id is not None}
+    return rules.ClaimTarget(
+        id=shift.id, provider=shift.provider_id, start=shift.start_date, end=shift.end_date,
+        minimum_notice_minutes=shift.minimum_notice_minutes,
+        requirements=tuple(s.skill_requirement for s in shift.segments),
+        roles={role: role_names.get(role, str(role)) for role in working},
+    )
+
+
+def _role_names(session: Session, shifts: Sequence[Shift]) -> dict[uuid.UUID, str]:
+    ids = {s.role_id for shift in shifts for s in shift.segments if s.role_id is not None}
+    if not ids:
+        return {}
+    return dict(session.execute(select(m.Role.id, m.Role.name).where(among(m.Role.id, "ids")),
+                                {"ids": list(ids)}).tuples().all())
+
+
+def _claimant(session: Session, provider: m.Provider, shifts: Sequence[Shift], *,
+              zone: ZoneInfo, assigned: bool = False) -> rules.Claimant:
+    """The provider as the claim rules see them for `shifts`: roles (any, when a manager
+    assigns the shift), skills, and their own shifts and approved time off around the span the
+    shifts cover."""
+    start = min(s.start_date for s in shifts)
+    end = max(s.end_date for s in shifts)
+    others = session.execute(
+        select(Shift.start_date, Shift.end_date).where(
+            Shift.provider_id == provider.id, Shift.is_callout.is_(False),
+            Shift.id.not_in([s.id for s in shifts]),
+            Shift.start_date < end, Shift.end_date > start,
+        )
+    ).all()
+    # A full-day request blocks whole local days: one stored up to a day beyond the span may
+    # still reach into it; the blocked windows are exact.
+    margin = timedelta(days=1)
+    leave = session.scalars(
+        select(m.TimeOffRequest).where(
+            m.TimeOffRequest.provider_id == provider.id, m.TimeOffRequest.status == "approved",
+            m.TimeOffRequest.start_date < end + margin, m.TimeOffRequest.end_date > start - margin,
+        ).options(joinedload(m.TimeOffRequest.policy))
+    ).all()
+    return rules.Claimant(
+        qualifications=_qualifications(provider),
+        roles=None if assigned else frozenset(role.id for role in provider.roles),
+        other_shifts=[Interval(a, b) for a, b in others],
+        time_off=[(r.id, time_off_rules.blocked_window(
+            r.start_date, r.end_date, zone=zone, is_full_day=time_off_rules.is_full_day_default(
+                r.is_full_day, r.policy.accrual_unit))) for r in leave],
+    )
+
+
+_CLAIMANT_LOADING: list[LoaderOption] = [
+    selectinload(m.Provider.skills), selectinload(m.Provider.enrollments),
+    selectinload(m.Provider.roles)]
+
+
 def claim_shift(session: Session, *, actor: Actor, shift_id: uuid.UUID, body: ShiftClaim,
-                now: datetime, default_notice_minutes: int) -> Shift:
+                now: datetime, default_notice_minutes: int, zone: ZoneInfo) -> Shift:
     """Give an open shift to the caller's provider (or, for managers, to the provider named).
 
     The caller needs `edit` Shift on the shift as an open shift (so a shift claimed a moment ago
     answers `shift-already-claimed`, not `unauthorized`); claiming for someone else also needs
-    `edit` on the shift as theirs. The claimant's row is locked too, so two claims of overlapping
-    shifts by one provider cannot both pass the schedule check. Raises `shift-not-found`,
-    `unauthorized`, `validation` (no provider to claim for), `shift-already-claimed`,
-    `shift-already-started`, `shift-claim-window-closed`, `shift-missing-skills` and
+    `edit` on the shift as theirs, and is an assignment: the role rule does not bind it (a
+    manager may give a shift to anyone; the page warns). The claimant's row is locked too, so
+    two claims of overlapping shifts by one provider cannot both pass the schedule check.
+    Raises `shift-not-found`,
+    `unauthorized`, `validation` (no provider to claim for), then the first of the claim rules'
+    refusals: `shift-already-claimed`, `shift-already-started`, `shift-claim-window-closed`,
+    `shift-role-not-held`, `shift-missing-skills`, `shift-time-off-conflict` and
     `shift-schedule-conflict`.
     """
     shift = _lock(session, shift_id)
@@ -547,28 +611,16 @@ def claim_shift(session: Session, *, actor: Actor, shift_id: uuid.UUID, body: Sh
     actor.require("edit", "Shift", open_fields)
     if claimant_id != actor.provider_id:
         actor.require("edit", "Shift", open_fields | {"provider": claimant_id})
-    claimant = session.get(m.Provider, claimant_id, with_for_update=True, options=[
-        selectinload(m.Provider.skills), selectinload(m.Provider.enrollments)])
+    claimant = session.get(m.Provider, claimant_id, with_for_update=True,
+                           options=_CLAIMANT_LOADING)
     if claimant is None or claimant.status == "dismissed":
         reason = "is dismissed" if claimant else "does not exist"
         raise validation("/provider", f"provider {claimant_id} {reason}")
-    others = session.execute(
-        select(Shift.start_date, Shift.end_date).where(
-            Shift.provider_id == claimant_id, Shift.is_callout.is_(False), Shift.id != shift.id,
-            Shift.start_date < shift.end_date, Shift.end_date > shift.start_date,
-        )
-    ).all()
     refusal = rules.claim_refusal(
-        rules.ClaimTarget(
-            id=shift.id, provider=shift.provider_id, start=shift.start_date, end=shift.end_date,
-            minimum_notice_minutes=shift.minimum_notice_minutes,
-            requirements=tuple(s.skill_requirement for s in shift.segments),
-        ),
-        qualifications=_qualifications(claimant),
-        other_shifts=[Interval(start, end) for start, end in others],
-        now=now,
-        default_notice_minutes=default_notice_minutes,
-    )
+        _claim_target(shift, _role_names(session, [shift])),
+        _claimant(session, claimant, [shift], zone=zone,
+                  assigned=claimant_id != actor.provider_id),
+        now=now, default_notice_minutes=default_notice_minutes)
     if refusal is not None:
         raise ProblemError(refusal.code, refusal.detail, **refusal.members)
     shift.provider_id = claimant_id
@@ -576,3 +628,42 @@ def claim_shift(session: Session, *, actor: Actor, shift_id: uuid.UUID, body: Sh
     shift.updated_at = now
     _flush_version(session, shift)
     return shift
+
+
+def claim_checks(session: Session, *, actor: Actor, query: ShiftClaimCheckQuery, now: datetime,
+                 default_notice_minutes: int, zone: ZoneInfo) -> list[ShiftClaimCheck]:
+    """Whether the provider may claim each of the open shifts asked about, with every reason
+    not (the claim rules of `claim_shift`, all at once), in the order asked.
+
+    Shifts that do not exist or the caller may not view are left out (one may have been deleted
+    since the caller listed it). The provider defaults to the caller's own; another needs `view`
+    Provider. Raises `validation` (no provider to check for; unknown provider) and
+    `unauthorized`.
+    """
+    claimant_id = query.provider or actor.provider_id
+    if claimant_id is None:
+        raise validation("provider", "you are not a provider; name the provider to check for")
+    claimant = session.get(m.Provider, claimant_id, options=_CLAIMANT_LOADING)
+    if claimant is None:
+        raise validation("provider", f"no provider has the id {claimant_id}")
+    if claimant_id != actor.provider_id:
+        actor.require("view", "Provider", PROVIDER.of(claimant))
+    wanted = list(dict.fromkeys(query.shift_ids))
+    found = {s.id: s for s in session.scalars(
+        select(Shift).where(among(Shift.id, "ids")).options(*_loading()),
+        {"ids": wanted})}
+    shifts = [found[i] for i in wanted
+              if i in found and actor.can("view", "Shift", SHIFT.of(found[i]))]
+    if not shifts:
+        return []
+    names = _role_names(session, shifts)
+    who = _claimant(session, claimant, shifts, zone=zone)
+    checks = []
+    for shift in shifts:
+        refusals = rules.claim_refusals(_claim_target(shift, names), who, now=now,
+                                        default_notice_minutes=default_notice_minutes)
+        checks.append(ShiftClaimCheck(
+            shift_id=shift.id, claimable=not refusals,
+            refusals=[ClaimCheckRefusal(code=r.code.value, title=REGISTRY[r.code.value].title,
+                                        detail=r.detail, **r.members) for r in refusals]))
+    return checks

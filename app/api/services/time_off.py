@@ -44,6 +44,7 @@ from app.contract.problems import FieldError, ProblemCode
 from app.contract.time_off import (
     DailyHours,
     TimeOffApprove,
+    TimeOffDeclineCancellation,
     TimeOffPolicyListQuery,
     TimeOffPolicyRead,
     TimeOffReject,
@@ -133,6 +134,9 @@ def request_statement(
     if filters.team_id is not None:
         team = select(Provider.id).where(Provider.team_id == filters.team_id)
         statement = statement.where(TimeOffRequest.provider_id.in_(team))
+    if filters.cancellation_requested is not None:
+        waiting = TimeOffRequest.cancellation_requested_at.is_not(None)
+        statement = statement.where(waiting if filters.cancellation_requested else ~waiting)
     if filters.start_date is not None:
         statement = statement.where(TimeOffRequest.end_date > filters.start_date)
     if filters.end_date is not None:
@@ -202,6 +206,8 @@ def request_read(request: TimeOffRequest) -> TimeOffRequestRead:
                     if request.sync_error else None),
         conflict_resolution=request.conflict_resolution,  # type: ignore[arg-type]  # CHECK
         is_full_day=request.is_full_day,
+        cancellation_requested_at=request.cancellation_requested_at,
+        cancellation_decline_reason=request.cancellation_decline_reason,
     )
 
 
@@ -452,16 +458,63 @@ def reject_request(session: Session, *, actor: Actor, request_id: uuid.UUID,
 
 def cancel_request(session: Session, *, actor: Actor, request_id: uuid.UUID,
                    now: datetime) -> TimeOffRequest:
-    """Cancel a pending or approved request.
+    """Cancel a request, or ask a manager to (the request stays approved).
 
-    Cancelling an approved request does not restore the shifts its approval deleted or marked
-    callouts, nor remove open copies: the schedule may have moved on since. Raises
-    `time-off-request-not-found`, `unauthorized` (edit TimeOffRequest) and
-    `invalid-state-transition`.
+    Whoever may decide the request (`approve` TimeOffRequest: its managers) cancels a pending or
+    approved one at once, whether or not its provider asked. Otherwise the caller needs `edit`
+    (providers: their own requests): a pending request is withdrawn at once; approved leave that
+    has not started is not cancelled but marked as waiting for a manager's decision
+    (`cancellationRequestedAt`), since the schedule was already changed for it; leave that has
+    started cannot be cancelled by its provider. Cancelling does not restore the shifts approval
+    deleted or called out, nor remove open copies: the schedule may have moved on since.
+
+    Raises `time-off-request-not-found`, `unauthorized`, `invalid-state-transition` and
+    `time-off-already-started`.
     """
     request = _lock_request(session, request_id)
-    actor.require("edit", "TimeOffRequest", TIME_OFF_REQUEST.of(request))
-    request.status = _move(request, "cancel")
+    fields = TIME_OFF_REQUEST.of(request)
+    if actor.can("approve", "TimeOffRequest", fields):
+        request.status = _move(request, "cancel")
+        request.cancellation_requested_at = None
+        request.decided_at = now
+    else:
+        actor.require("edit", "TimeOffRequest", fields)
+        target = _move(request, "cancel")
+        if request.status == "approved":
+            if request.start_date <= now:
+                raise ProblemError(
+                    ProblemCode.TIME_OFF_ALREADY_STARTED,
+                    f"This leave began at {format_timestamp(request.start_date)}; leave that "
+                    "has started can only be cancelled by your manager.",
+                    startDate=format_timestamp(request.start_date))
+            if request.cancellation_requested_at is None:
+                request.cancellation_requested_at = now
+                request.cancellation_decline_reason = None
+            request.updated_at = now
+            session.flush()
+            return request
+        request.status = target
+    request.updated_at = now
+    session.flush()
+    return request
+
+
+def decline_cancellation(session: Session, *, actor: Actor, request_id: uuid.UUID,
+                         body: TimeOffDeclineCancellation, now: datetime) -> TimeOffRequest:
+    """Keep approved leave whose provider asked to cancel it, telling them why.
+
+    Raises `time-off-request-not-found`, `unauthorized` (approve TimeOffRequest) and
+    `invalid-state-transition` (no cancellation waits).
+    """
+    request = _lock_request(session, request_id)
+    actor.require("approve", "TimeOffRequest", TIME_OFF_REQUEST.of(request))
+    if request.cancellation_requested_at is None or request.status != "approved":
+        raise ProblemError(
+            ProblemCode.INVALID_STATE_TRANSITION,
+            f"This request is {request.status} and its provider has not asked to cancel it; "
+            "there is no cancellation to decline.", currentState=request.status)
+    request.cancellation_requested_at = None
+    request.cancellation_decline_reason = body.reason
     request.updated_at = now
     session.flush()
     return request
