@@ -42,11 +42,15 @@ from app.api.models import (
 )
 from app.api.pagination import Paginator, SortKey
 from app.api.problems import ProblemError, not_found, validation
+from app.api.services import locator
 from app.api.subjects import TIMESHEET
 from app.api.wire_text import Document, wire_id, wire_time
 from app.contract import timekeeping as wire
 from app.contract.common import format_timestamp
 from app.contract.problems import ProblemCode
+
+locate_punch = locator(TimecardPunch, "timecard-punch")
+
 
 DEFAULT_PAY_CODE_SHORTHAND = "REG"
 """Shifts without a pay code are paid under the pay code with this shorthand (else the first by
