@@ -20,7 +20,7 @@ from app.api.db import Database
 from app.api.jobs.queue import JobQueue, make_queue
 from app.api.models import AppSetting
 from app.api.pagination import Paginator
-from app.api.problems import ProblemError, problem_response
+from app.api.problems import ProblemError, errors_base_url, problem_response
 from app.api.tokens import Verifier, load_signing_key
 from app.config import Settings
 from app.contract.problems import REGISTRY, ProblemCode
@@ -29,6 +29,9 @@ log = logging.getLogger(__name__)
 
 MAINTENANCE_CACHE_SECONDS = 2.0
 """How long one process trusts what it read of the `maintenance_mode` setting row."""
+
+OPENAPI_DOCUMENTS_KEPT = 4
+"""How many OpenAPI documents (one per errors URL, see `openapi_document`) one app keeps built."""
 
 
 @dataclass
@@ -148,9 +151,15 @@ def init_app(app: Flask, settings: Settings) -> ApiState:
     def openapi_document() -> Response:
         from app.api.openapi import build_document
 
-        if "document" not in app.extensions.setdefault("shiftdesk_openapi", {}):
-            app.extensions["shiftdesk_openapi"]["document"] = build_document()
-        return jsonify(app.extensions["shiftdesk_openapi"]["document"])
+        # Problem `type`s are constants of the document, so it depends on the errors URL: the
+        # configured one, or this host's own page (a few hosts at most; the oldest goes).
+        documents = app.extensions.setdefault("shiftdesk_openapi", {})
+        errors_url = errors_base_url()
+        if errors_url not in documents:
+            while len(documents) >= OPENAPI_DOCUMENTS_KEPT:
+                del documents[next(iter(documents))]
+            documents[errors_url] = build_document(errors_url)
+        return jsonify(documents[errors_url])
 
     @app.get("/v1/errors")
     def error_codes() -> str:

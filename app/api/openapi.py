@@ -13,7 +13,7 @@ from pydantic import BaseModel, TypeAdapter
 from pydantic.json_schema import GenerateJsonSchema, models_json_schema
 
 from app.api.routing import ENDPOINTS, Endpoint, camel
-from app.contract.problems import REGISTRY, Problem
+from app.contract.problems import REGISTRY, FieldError
 
 REF = "#/components/schemas/{model}"
 _MEMBER_TYPES = {
@@ -24,6 +24,11 @@ _MEMBER_TYPES = {
     "string[]": {"type": "array", "items": {"type": "string"}},
     "object[]": {"type": "array", "items": {"type": "object"}},
 }
+_MEMBER_SCHEMAS = {
+    "errors": {"type": "array", "items": {"$ref": REF.format(model="FieldError")},
+               "description": "Every failed input, the first of them in `path`."},
+}
+"""Members whose shape the registry's plain JSON types leave open."""
 
 
 class _Schema(GenerateJsonSchema):
@@ -54,24 +59,40 @@ def _schema_for(kind: Any, mode: str, defs: dict[str, Any],
     return schema
 
 
-def _problem_schema(code: str) -> dict[str, Any]:
-    """The problem document of one code: its `type` ends in `#<code>`, its status is fixed."""
+def problem_schema_name(code: str) -> str:
+    """The component name of one code's problem document: `version-conflict` →
+    `VersionConflictProblem`."""
+    return "".join(part.capitalize() for part in code.split("-")) + "Problem"
+
+
+def _problem_schema(code: str, errors_url: str) -> dict[str, Any]:
+    """The problem document of one code, whole: RFC 9457's members, then the code's own.
+
+    Standalone rather than `allOf` on `Problem`: generators that merge `allOf` (such as
+    openapi-python-client) refuse a member declared `integer` in one part and constant in the
+    other. `type` and `status` are constants, so a client told several codes are possible
+    recognises each document by its `type`, as the spec asks clients to.
+    """
     info = REGISTRY[code]
     properties: dict[str, Any] = {
-        "type": {"type": "string", "pattern": f"#{code}$"},
-        "status": {"const": info.status},
+        "type": {"type": "string", "const": f"{errors_url}#{code}",
+                 "description": "Identifies the error; match on it."},
+        "title": {"type": "string", "description": info.title},
+        "status": {"type": "integer", "const": info.status},
+        "detail": {"type": "string", "description": "What happened, for staff to act on."},
+        "instance": {"type": "string", "description": "The path of the request."},
     }
-    required: list[str] = []
+    required = ["type", "title", "status"]
     for name, kind in info.members.items():
-        optional = kind.endswith("?")
-        properties[name] = _MEMBER_TYPES[kind.rstrip("?")]
-        if not optional:
+        properties[name] = _MEMBER_SCHEMAS.get(name) or _MEMBER_TYPES[kind.rstrip("?")]
+        if not kind.endswith("?"):
             required.append(name)
     schema: dict[str, Any] = {
-        "allOf": [
-            {"$ref": REF.format(model="Problem")},
-            {"type": "object", "properties": properties, "required": required},
-        ]
+        "title": problem_schema_name(code),
+        "type": "object",
+        "description": f"`{code}`: {info.title}.",
+        "properties": properties,
+        "required": required,
     }
     if info.extension:
         schema["x-shiftdesk-extension"] = True
@@ -107,8 +128,8 @@ def _query_parameters(endpoint: Endpoint, defs: dict[str, Any]) -> list[dict[str
     return parameters
 
 
-def _operation(endpoint: Endpoint, defs: dict[str, Any],
-               refs: dict[tuple[Any, str], Any]) -> dict[str, Any]:
+def _operation(endpoint: Endpoint, defs: dict[str, Any], refs: dict[tuple[Any, str], Any],
+               errors_url: str) -> dict[str, Any]:
     operation: dict[str, Any] = {
         "operationId": endpoint.name,
         "summary": endpoint.summary,
@@ -161,33 +182,39 @@ def _operation(endpoint: Endpoint, defs: dict[str, Any],
     for code in dict.fromkeys(codes):
         by_status.setdefault(REGISTRY[code].status, []).append(code)
     for status, names in sorted(by_status.items()):
-        schemas = [_problem_schema(n) for n in names]
+        schemas = []
+        for name in names:
+            defs.setdefault(problem_schema_name(name), _problem_schema(name, errors_url))
+            schemas.append({"$ref": REF.format(model=problem_schema_name(name))})
         responses[str(status)] = {
             "description": "Problem: " + ", ".join(f"`{n}`" for n in names),
             "content": {"application/problem+json": {
-                "schema": schemas[0] if len(schemas) == 1 else {"anyOf": schemas}
+                "schema": schemas[0] if len(schemas) == 1 else {"oneOf": schemas}
             }},
         }
     return operation
 
 
-def build_document(server_url: str = "/") -> dict[str, Any]:
-    """The whole OpenAPI 3.1 document."""
+def build_document(errors_url: str, server_url: str = "/") -> dict[str, Any]:
+    """The whole OpenAPI 3.1 document, its problem types under `errors_url`."""
     defs: dict[str, Any] = {}
     refs: dict[tuple[Any, str], Any] = {}
-    _, problem_defs = models_json_schema([(Problem, "serialization")], ref_template=REF,
-                                         schema_generator=_Schema)
-    defs.update(problem_defs.get("$defs", {}))
+    # Each code's problem document is its own component (`_problem_schema`); the generic
+    # `Problem` model is the client's, not the wire's, so only its `FieldError` is listed.
+    _, field_defs = models_json_schema([(FieldError, "serialization")], ref_template=REF,
+                                       schema_generator=_Schema)
+    defs.update(field_defs.get("$defs", {}))
     paths: dict[str, dict[str, Any]] = {}
     for endpoint in sorted(ENDPOINTS, key=lambda e: (e.openapi_path, e.method)):
         paths.setdefault(endpoint.openapi_path, {})[endpoint.method.lower()] = _operation(
-            endpoint, defs, refs
+            endpoint, defs, refs, errors_url
         )
     return {
         "openapi": "3.1.0",
         "info": {
             "title": "Shiftdesk workforce scheduling and timekeeping API",
             "version": "1.0.0",
+            "contact": {"name": "Shiftdesk maintainers"},
             "description": (
                 "The /v1 API of Shiftdesk. Errors are RFC 9457 problem documents whose `type` "
                 "ends in `#<code>`; match on `type`. Operations, fields and codes marked "

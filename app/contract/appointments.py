@@ -7,7 +7,7 @@ each failure gets its own problem code.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import (
     Field,
@@ -127,9 +127,9 @@ class AppointmentUpdate(ApiModel):
     location: str | None = None
     cancellation_date: Timestamp | None = None
     cancellation_reason: str | None = None
-    version: int = Field(
-        ge=0,
-        description="The version being changed; an outdated one fails with `version-conflict`.",
+    version: Omittable[Annotated[int, Field(ge=0)]] = Field(
+        description="The version being changed; an outdated one fails with `version-conflict`. "
+                    "Left out, the change applies to the latest version.",
     )
 
 

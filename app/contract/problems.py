@@ -103,7 +103,7 @@ REGISTRY: dict[str, CodeInfo] = {
     "shift-schedule-conflict": CodeInfo(
         409, "Shift schedule conflict", {"shiftId": "string", "conflicts": "object[]"}
     ),
-    "version-conflict": CodeInfo(409, "Version conflict", {"currentVersion": "number"}),
+    "version-conflict": CodeInfo(409, "Version conflict", {"currentVersion": "integer"}),
     "appointment-overlap": CodeInfo(
         409, "Appointment overlaps another", {"conflicts": "object[]"}, extension=True
     ),

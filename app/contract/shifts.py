@@ -7,7 +7,7 @@ API's business (each has its own problem code), never these models'.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import ConfigDict, Field, ValidationInfo, field_validator
 
@@ -205,9 +205,9 @@ class ShiftUpdate(ApiModel):
     note: str | None = None
     is_callout: Omittable[bool]
     work_rule_override: Id | None = Field(default=None, description=_WORK_RULE)
-    version: int = Field(
-        ge=0,
-        description="The version being changed; an outdated one fails with `version-conflict`.",
+    version: Omittable[Annotated[int, Field(ge=0)]] = Field(
+        description="The version being changed; an outdated one fails with `version-conflict`. "
+                    "Left out, the change applies to the latest version.",
     )
 
 

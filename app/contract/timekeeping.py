@@ -8,7 +8,7 @@ machine and the timesheet computation live in `app.api.domain`, never here.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, get_args
 
 from pydantic import ConfigDict, Field, ValidationInfo, field_validator
 
@@ -25,6 +25,10 @@ from app.contract.common import (
 
 PunchAction = Literal["clock_in", "clock_out", "break_start", "break_end"]
 """What a punch records."""
+
+PUNCH_ACTIONS: tuple[PunchAction, ...] = get_args(PunchAction)
+"""Every punch action; a punch body may name another string, which the API refuses with
+`invalid-punch-action` (not `validation`), as the spec has it."""
 
 PunchState = Literal["pending", "approved", "rejected"]
 """Review state of a punch; a new punch is `pending`."""
@@ -101,8 +105,10 @@ class PunchCreate(ApiModel):
     """Body of POST /v1/timekeeping/timecard/punches."""
 
     provider: Id
-    action: PunchAction = Field(
-        description="Must be one of the timecard's next actions, else `invalid-punch-action`."
+    action: str = Field(
+        description="Must be one of the timecard's next actions, else `invalid-punch-action` "
+                    "(an unknown action too).",
+        json_schema_extra={"enum": list(PUNCH_ACTIONS)},
     )
     time: Timestamp | None = Field(default=None, description="Defaults to now.")
     state: PunchState = "pending"

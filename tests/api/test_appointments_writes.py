@@ -283,11 +283,38 @@ def test_update_appointment_rejects_an_outdated_version(fresh_api, world):
     assert fresh_api.get(f"{APPOINTMENTS}/{created['id']}").get_json()["location"] == "Room 7"
 
 
-def test_update_appointment_requires_the_version(fresh_api, world):
+def test_update_appointment_without_version_applies_to_the_latest(fresh_api, world):
     created = _create(fresh_api, world)
-    response = fresh_api.patch(f"{APPOINTMENTS}/{created['id']}", user=SCHEDULER,
-                               json={"location": "Room 7"})
-    assert _problem(response, 400, "validation")["path"] == "/version"
+    path = f"{APPOINTMENTS}/{created['id']}"
+    first = fresh_api.patch(path, user=SCHEDULER, json={"location": "Room 7"})
+    second = fresh_api.patch(path, user=SCHEDULER, json={"memberId": None})
+
+    assert first.status_code == 200, first.get_json()
+    assert second.status_code == 200, second.get_json()
+    assert (second.get_json()["location"], second.get_json()["version"]) == ("Room 7", 3)
+
+
+@pytest.mark.parametrize(("version", "message"), [(None, "null"), (-1, "greater"),
+                                                  ("one", "integer"), (1.5, "integer")])
+def test_update_appointment_rejects_a_version_that_is_no_version(fresh_api, world, version,
+                                                                 message):
+    created = _create(fresh_api, world)
+    response = _patch(fresh_api, created, version=version, location="Room 7")
+    body = _problem(response, 400, "validation")
+    assert body["path"] == "/version"
+    assert message in body["message"]
+
+
+def test_update_appointment_checks_the_version_before_the_state(fresh_api, world):
+    created = _create(fresh_api, world, status="cancelled")
+    assert _patch(fresh_api, created, cancellationReason="Moved").status_code == 200
+
+    stale = [_patch(fresh_api, created, status="occurred"),
+             _patch(fresh_api, created, createdAt="2020-01-01T00:00:00+0000"),
+             _patch(fresh_api, created, endDate=created["startDate"])]
+
+    for response in stale:
+        assert _problem(response, 409, "version-conflict")["currentVersion"] == 2
 
 
 def test_update_appointment_cancels_with_the_date_and_reason(fresh_api, world):
@@ -436,6 +463,26 @@ def test_update_appointment_is_unauthorized_without_edit_appointment(fresh_api, 
 
 def test_update_appointment_answers_not_found(fresh_api):
     response = _patch(fresh_api, {"id": str(uuid.uuid4()), "version": 1}, location="Room 1")
+    _problem(response, 404, "appointment-not-found")
+
+
+@pytest.mark.parametrize("body", [
+    {"location": "Room 1"},
+    {"version": 7, "status": "occurred"},
+    {"version": "one", "startDate": "tomorrow", "colour": "red"},
+    {"version": None},
+    [],
+])
+def test_update_appointment_answers_not_found_whatever_the_body(fresh_api, body):
+    path = f"{APPOINTMENTS}/{uuid.uuid4()}"
+    for user in (SCHEDULER, PROVIDER):
+        response = fresh_api.patch(path, user=user, json=body)
+        assert _problem(response, 404, "appointment-not-found")["instance"] == path
+
+
+def test_update_appointment_answers_not_found_for_a_body_that_is_not_json(fresh_api):
+    response = fresh_api.patch(f"{APPOINTMENTS}/{uuid.uuid4()}", user=SCHEDULER,
+                               data="location=Room 1", content_type="text/plain")
     _problem(response, 404, "appointment-not-found")
 
 

@@ -71,14 +71,15 @@ def resolve(document: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any]:
     return schema
 
 
-def problem_codes(schema: dict[str, Any]) -> list[str]:
-    """The codes a problem response's schema admits (from the `type` patterns)."""
-    alternatives = schema.get("anyOf", [schema])
-    codes = []
-    for alternative in alternatives:
-        (own,) = [part for part in alternative["allOf"] if "$ref" not in part]
-        codes.append(re.fullmatch(r"#(.+)\$", own["properties"]["type"]["pattern"]).group(1))
-    return codes
+def problem_alternatives(document: dict[str, Any], schema: dict[str, Any],
+                         ) -> list[tuple[str, dict[str, Any]]]:
+    """(code, problem schema) for each code a problem response admits (from the `type`
+    constants)."""
+    alternatives = []
+    for alternative in schema.get("oneOf", [schema]):
+        problem = resolve(document, alternative)
+        alternatives.append((problem["properties"]["type"]["const"].rpartition("#")[2], problem))
+    return alternatives
 
 
 def test_openapi_document_is_valid_openapi_3_1(document):
@@ -139,25 +140,50 @@ def test_openapi_documents_problems_as_problem_json(document):
                 assert "application/problem+json" not in response.get("content", {})
                 continue
             assert list(response["content"]) == ["application/problem+json"], (method, path)
-            codes = problem_codes(response["content"]["application/problem+json"]["schema"])
+            codes = [code for code, _ in problem_alternatives(
+                document, response["content"]["application/problem+json"]["schema"])]
             assert codes, (method, path, status)
             for code in codes:
                 assert REGISTRY[code].status == int(status), (method, path, code)
                 assert f"`{code}`" in response["description"]
 
 
-def test_openapi_problem_schemas_build_on_the_problem_model(document):
-    problem = document["components"]["schemas"]["Problem"]
-    assert {"type", "title", "status", "detail", "instance"} <= set(problem["properties"])
+def test_openapi_problem_schemas_are_whole_documents_of_their_code(document):
+    errors_url = "https://errors.shiftdesk.test/v1/errors"  # make_settings' errors URL
     for _, path, operation in operations(document):
         for status, response in operation["responses"].items():
             if int(status) < 400:
                 continue
             schema = response["content"]["application/problem+json"]["schema"]
-            for alternative in schema.get("anyOf", [schema]):
-                assert {"$ref": "#/components/schemas/Problem"} in alternative["allOf"], path
-                (own,) = [p for p in alternative["allOf"] if "$ref" not in p]
-                assert own["properties"]["status"] == {"const": int(status)}
+            for code, problem in problem_alternatives(document, schema):
+                assert "allOf" not in problem, (path, code)
+                assert problem["properties"]["type"]["const"] == f"{errors_url}#{code}"
+                assert problem["properties"]["status"]["const"] == int(status)
+                assert {"type", "title", "status", "detail", "instance"} <= set(
+                    problem["properties"])
+                members = REGISTRY[code].members
+                assert set(problem["required"]) == {"type", "title", "status"} | {
+                    name for name, kind in members.items() if not kind.endswith("?")}, code
+                assert set(members) <= set(problem["properties"]), code
+
+
+def test_openapi_types_the_field_errors_of_validation(document):
+    validation = document["components"]["schemas"]["ValidationProblem"]
+    assert validation["properties"]["errors"]["items"] == {
+        "$ref": "#/components/schemas/FieldError"}
+    assert document["components"]["schemas"]["FieldError"]["required"] == ["path", "message"]
+
+
+def test_openapi_names_a_contact(document):
+    assert document["info"]["contact"]["name"]
+
+
+def test_openapi_problem_types_follow_the_errors_url_the_problems_carry(api):
+    response = api.get("/v1/appointments/00000000-0000-4000-8000-000000000000")
+    sent = response.get_json()["type"]
+    document = api.get("/v1/openapi.json", user=None).get_json()
+    assert document["components"]["schemas"]["AppointmentNotFoundProblem"]["properties"][
+        "type"]["const"] == sent
 
 
 def test_openapi_documents_authentication_and_authorization_problems(document):
@@ -166,33 +192,34 @@ def test_openapi_documents_authentication_and_authorization_problems(document):
     for method, path, operation in operations(document):
         if operation.get("security") == []:
             continue
-        assert "unauthenticated" in codes_of(operation, "401"), (method, path)
-        assert "unauthorized" in codes_of(operation, "403"), (method, path)
+        assert "unauthenticated" in codes_of(document, operation, "401"), (method, path)
+        assert "unauthorized" in codes_of(document, operation, "403"), (method, path)
 
 
-def codes_of(operation: dict[str, Any], status: str) -> list[str]:
+def codes_of(document: dict[str, Any], operation: dict[str, Any], status: str) -> list[str]:
     response = operation["responses"].get(status)
     if response is None:
         return []
-    return problem_codes(response["content"]["application/problem+json"]["schema"])
+    return [code for code, _ in problem_alternatives(
+        document, response["content"]["application/problem+json"]["schema"])]
 
 
 def test_openapi_documents_validation_where_input_is_parsed(document):
     for method, path, operation in operations(document):
         if operation["parameters"] or "requestBody" in operation:
-            assert "validation" in codes_of(operation, "400"), (method, path)
+            assert "validation" in codes_of(document, operation, "400"), (method, path)
         if "requestBody" in operation:
-            assert "unsupported-media-type" in codes_of(operation, "415"), (method, path)
-            assert "payload-too-large" in codes_of(operation, "413"), (method, path)
+            assert "unsupported-media-type" in codes_of(document, operation, "415"), (method, path)
+            assert "payload-too-large" in codes_of(document, operation, "413"), (method, path)
         if method != "GET" and operation["operationId"] != "search_appointment_slots":
             # Every write refuses in maintenance mode; slot search is a read sent as POST.
-            assert "maintenance-mode" in codes_of(operation, "503"), (method, path)
+            assert "maintenance-mode" in codes_of(document, operation, "503"), (method, path)
 
 
 def test_openapi_documents_not_found_for_every_item_path(document):
     for method, path, operation in operations(document):
         if method == "GET" and re.search(r"/\{[^}]+\}$", path):
-            assert any(c.endswith("-not-found") for c in codes_of(operation, "404")), path
+            assert any(c.endswith("-not-found") for c in codes_of(document, operation, "404")), path
 
 
 def test_openapi_marks_extension_problem_codes(document):
@@ -201,9 +228,8 @@ def test_openapi_marks_extension_problem_codes(document):
             if int(status) < 400:
                 continue
             schema = response["content"]["application/problem+json"]["schema"]
-            for code, alternative in zip(problem_codes(schema), schema.get("anyOf", [schema]),
-                                         strict=True):
-                marked = alternative.get("x-shiftdesk-extension") is True
+            for code, problem in problem_alternatives(document, schema):
+                marked = problem.get("x-shiftdesk-extension") is True
                 assert marked == REGISTRY[code].extension, (path, code)
 
 

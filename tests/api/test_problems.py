@@ -9,8 +9,10 @@ from html.parser import HTMLParser
 from typing import Any
 
 import pytest
+from sqlalchemy import select
 
 from app import create_app
+from app.api import models as m
 from app.api import routes
 from app.api.routing import ENDPOINTS, Endpoint
 from app.contract.problems import REGISTRY
@@ -42,6 +44,24 @@ def assert_problem(response: Any, status: int, code: str, path: str) -> dict[str
 def concrete(endpoint: Endpoint) -> str:
     """The endpoint's path with every path parameter filled with a fresh UUID."""
     return re.sub(r"\{[^}]+\}", lambda _: str(uuid.uuid4()), endpoint.openapi_path)
+
+
+ADDRESSED = {
+    "appointmentId": m.Appointment, "appointmentTypeId": m.AppointmentType,
+    "labelId": m.Label, "permissionId": m.Permission, "shiftId": m.Shift,
+    "requestId": m.TimeOffRequest, "punchId": m.TimecardPunch,
+}
+"""The objects the path parameters of body endpoints name."""
+
+
+def addressed(api: Api, endpoint: Endpoint) -> str:
+    """The endpoint's path naming objects that exist, so that the body is what gets checked
+    (an unknown object answers 404 whatever the body)."""
+    def existing(match: re.Match[str]) -> str:
+        with api.db.unit_of_work() as session:
+            return str(session.scalars(select(ADDRESSED[match.group(1)].id).limit(1)).one())
+
+    return re.sub(r"\{([^}]+)\}", existing, endpoint.openapi_path)
 
 
 # --- unknown routes and wrong methods -------------------------------------------------------
@@ -119,7 +139,7 @@ def test_non_api_path_answers_html_not_problem(api):
 @pytest.mark.parametrize("content_type", ["text/plain", "application/x-www-form-urlencoded",
                                           "multipart/form-data; boundary=x", None])
 def test_write_answers_unsupported_media_type_when_body_is_not_json(api, endpoint, content_type):
-    path = concrete(endpoint)
+    path = addressed(api, endpoint)
     response = api.request(endpoint.method, path, data='{"name": "x"}',
                            content_type=content_type)
     body = assert_problem(response, 415, "unsupported-media-type", path)
@@ -130,11 +150,36 @@ def test_write_answers_unsupported_media_type_when_body_is_not_json(api, endpoin
 @pytest.mark.parametrize("data", ['{"name": ', "", "   ", "nope", b"\xff\xfe{}", "{'a': 1}"],
                          ids=["truncated", "empty", "blank", "bare-word", "not-utf8", "quotes"])
 def test_write_answers_validation_at_root_when_json_is_malformed(api, endpoint, data):
-    path = concrete(endpoint)
+    path = addressed(api, endpoint)
     response = api.request(endpoint.method, path, data=data, content_type="application/json")
     body = assert_problem(response, 400, "validation", path)
     assert body["path"] == "/"
     assert body["errors"] == [{"path": "/", "message": body["message"]}]
+
+
+@pytest.mark.parametrize("endpoint", [e for e in BODY_ENDPOINTS if e.path_params],
+                         ids=lambda e: e.name)
+@pytest.mark.parametrize(("data", "content_type"), [
+    ('{"name": ', "application/json"),
+    ("", "application/json"),
+    ('{"version": "one", "colour": 5}', "application/json"),
+    ('{"name": "x"}', "text/plain"),
+], ids=["truncated", "empty", "invalid", "not-json"])
+def test_write_answers_not_found_for_an_unknown_object_whatever_the_body(api, endpoint, data,
+                                                                        content_type):
+    (code,) = [c for c in endpoint.codes if c.endswith("-not-found")]
+    path = concrete(endpoint)
+    response = api.request(endpoint.method, path, data=data, content_type=content_type)
+    assert_problem(response, 404, code, path)
+
+
+@pytest.mark.parametrize("endpoint", [e for e in BODY_ENDPOINTS if e.path_params],
+                         ids=lambda e: e.name)
+def test_write_answers_unauthenticated_before_not_found(api, endpoint):
+    path = concrete(endpoint)
+    response = api.request(endpoint.method, path, user=None, data="{}",
+                           content_type="application/json")
+    assert_problem(response, 401, "unauthenticated", path)
 
 
 @pytest.mark.parametrize("endpoint", BODY_ENDPOINTS, ids=lambda e: e.name)

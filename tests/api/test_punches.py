@@ -180,7 +180,9 @@ def test_create_punch_rejects_time_far_ahead(fresh_api: Any, world: Any) -> None
 @pytest.mark.parametrize(("fields", "path"), [
     ({"action": "clock_in"}, "/provider"),
     ({"provider": None}, "/action"),
-    ({"provider": None, "action": "teleport"}, "/action"),
+    ({"provider": None, "action": 5}, "/action"),
+    ({"provider": None, "action": None}, "/action"),
+    ({"provider": "not-a-uuid", "action": "teleport"}, "/provider"),
     ({"provider": None, "action": "clock_in", "time": "yesterday"}, "/time"),
     ({"provider": None, "action": "clock_in", "time": "2026-03-02T12:00:00"}, "/time"),
     ({"provider": None, "action": "clock_in", "state": "signed"}, "/state"),
@@ -196,6 +198,17 @@ def test_create_punch_rejects_bad_body(api: Any, world: Any, fields: dict[str, A
     body = {k: (str(world.provider) if k == "provider" and v is None else v)
             for k, v in fields.items()}
     assert _problem(api.post(PUNCHES, json=body), 400, "validation")["path"] == path
+
+
+@pytest.mark.parametrize("action", ["teleport", "", "CLOCK_IN", "clock-in"])
+@pytest.mark.parametrize("provider", ["provider", "nobody"])
+def test_create_punch_answers_invalid_punch_action_for_an_unknown_action(
+        api: Any, world: Any, action: str, provider: str) -> None:
+    who = world.provider if provider == "provider" else uid("user:nobody@example.com")
+    body = _problem(api.post(PUNCHES, json={"provider": str(who), "action": action}), 400,
+                    "invalid-punch-action")
+    assert repr(action) in body["detail"]
+    assert "clock_in, clock_out, break_start, break_end" in body["detail"]
 
 
 def test_create_punch_refuses_another_providers_timecard(api: Any, world: Any) -> None:

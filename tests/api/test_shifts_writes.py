@@ -374,13 +374,40 @@ def test_update_shift_rejects_an_outdated_version(fresh_api, world):
     assert fresh_api.get(path).get_json()["note"] == "a"
 
 
-def test_update_shift_requires_the_version(fresh_api, world):
+def test_update_shift_without_version_applies_to_the_latest(fresh_api, world):
+    shift = _create(fresh_api, world)
+    path = f"/v1/shifts/{shift['id']}"
+
+    first = fresh_api.patch(path, user=MANAGER, json={"note": "x"})
+    second = fresh_api.patch(path, user=MANAGER, json={"isCallout": False})
+
+    assert first.status_code == 200, first.get_json()
+    assert second.status_code == 200, second.get_json()
+    assert (second.get_json()["note"], second.get_json()["version"]) == ("x", 3)
+
+
+def test_update_shift_rejects_a_null_version(fresh_api, world):
     shift = _create(fresh_api, world)
 
     problem = _problem(fresh_api.patch(f"/v1/shifts/{shift['id']}", user=MANAGER,
-                                       json={"note": "x"}), 400, "validation")
+                                       json={"version": None, "note": "x"}), 400, "validation")
 
     assert problem["path"] == "/version"
+
+
+def test_update_shift_checks_the_version_before_the_change(fresh_api, world):
+    start = _future()
+    shift = _create(fresh_api, world, start=start)
+    path = f"/v1/shifts/{shift['id']}"
+    assert fresh_api.patch(path, user=MANAGER, json={"note": "a"}).status_code == 200
+
+    stale = [fresh_api.patch(path, user=MANAGER, json={
+                 "version": 1, "endDate": _wire(start - timedelta(minutes=1))}),
+             fresh_api.patch(path, user=MANAGER, json={
+                 "version": 1, "endDate": _wire(start + timedelta(hours=6))})]
+
+    for response in stale:
+        assert _problem(response, 409, "version-conflict")["currentVersion"] == 2
 
 
 def test_update_shift_rejects_end_before_start_as_negative_range(fresh_api, world):
@@ -455,6 +482,15 @@ def test_update_shift_answers_not_found(fresh_api):
     response = fresh_api.patch(f"/v1/shifts/{uuid.uuid4()}", json={"version": 1})
 
     _problem(response, 404, "shift-not-found")
+
+
+@pytest.mark.parametrize("body", [{"note": "x"}, {"version": 3, "endDate": "yesterday"},
+                                  {"version": None, "segments": []}, "nope"])
+def test_update_shift_answers_not_found_whatever_the_body(fresh_api, body):
+    for user in (MANAGER, PROVIDER):
+        response = fresh_api.patch(f"/v1/shifts/{uuid.uuid4()}", user=user, json=body)
+
+        _problem(response, 404, "shift-not-found")
 
 
 # Delete -----------------------------------------------------------------------------------------

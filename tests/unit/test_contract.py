@@ -515,10 +515,12 @@ def test_timesheet_query_requires_provider_or_team() -> None:
 # Partial updates ------------------------------------------------------------------------------
 
 
-def test_update_appointment_requires_version_and_keeps_fields_set() -> None:
-    with pytest.raises(ValidationError) as exc:
-        AppointmentUpdate.model_validate({"location": "Room 4"})
-    assert _first_error(exc)[0] == ("version",)
+def test_update_appointment_takes_an_optional_version_and_keeps_fields_set() -> None:
+    assert AppointmentUpdate.model_validate({"location": "Room 4"}).version is None
+    for bad in (None, -1):
+        with pytest.raises(ValidationError) as exc:
+            AppointmentUpdate.model_validate({"version": bad})
+        assert _first_error(exc)[0] == ("version",)
     body = AppointmentUpdate.model_validate({"version": 2, "location": None})
     assert body.model_fields_set == {"version", "location"}
     assert body.model_dump(exclude_unset=True) == {"version": 2, "location": None}
@@ -627,7 +629,9 @@ def test_json_schema_shows_patch_members_as_not_nullable() -> None:
     assert "anyOf" not in properties["startDate"]
     assert "default" not in properties["startDate"]
     assert {"type": "null"} in properties["location"]["anyOf"]
-    assert schema["$defs"]["AppointmentUpdate"]["required"] == ["version"]
+    assert (properties["version"]["type"], properties["version"]["minimum"]) == ("integer", 0)
+    assert "anyOf" not in properties["version"]
+    assert "required" not in schema["$defs"]["AppointmentUpdate"]
 
 
 def test_json_schema_leaves_omittable_members_out_of_required() -> None:

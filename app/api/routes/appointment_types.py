@@ -62,7 +62,7 @@ def create_appointment_type(session: Session, actor: Actor, body: AppointmentTyp
           summary="Update an appointment type", body=AppointmentTypeUpdate,
           response=AppointmentTypeRead,
           codes=["validation", "unauthorized", "appointment-type-not-found"],
-          tag="Appointment types")
+          tag="Appointment types", locate=service.locate_appointment_type)
 def update_appointment_type(session: Session, actor: Actor, body: AppointmentTypeUpdate,
                             appointment_type_id: uuid.UUID) -> AppointmentTypeRead:
     """Change the members sent; null `allowedRoles` allows any role, null `skillRequirement`

@@ -76,10 +76,15 @@ def create_appointment(session: Session, actor: Actor, body: AppointmentCreate,
           codes=["validation", "negative-range", "read-only-field", "unauthorized",
                  "appointment-not-found", "version-conflict", "appointment-overlap",
                  "invalid-state-transition"],
-          tag="Appointments")
+          tag="Appointments", locate=service.locate_appointment)
 def update_appointment(session: Session, actor: Actor, body: AppointmentUpdate,
                        appointment_id: uuid.UUID) -> Document:
-    """Change the members sent; `version` must be the current one (else `version-conflict`).
+    """Change the members sent; a `version` sent must be the current one (else
+    `version-conflict` with `currentVersion`); left out, the change applies to the latest.
+
+    Checked in this order: the appointment exists (`appointment-not-found`, whatever the body),
+    the body's shape (`validation`), edit permission (`unauthorized`), `version`, then the change
+    itself.
 
     Cancelling (status `cancelled`) sets `cancellationDate` (the one sent, else now) and
     `cancellationReason`; leaving `cancelled` clears both. Status moves: `upcoming` → any;

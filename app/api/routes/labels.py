@@ -47,7 +47,7 @@ def create_label(session: Session, actor: Actor, body: LabelCreate,
 
 @endpoint("PUT", "/settings/labels/<label_id>", summary="Update a label", body=LabelUpdate,
           response=LabelRead, codes=["validation", "unauthorized", "label-not-found"],
-          tag="Labels")
+          tag="Labels", locate=settings_service.locate_label)
 def update_label(session: Session, actor: Actor, body: LabelUpdate,
                  label_id: uuid.UUID) -> LabelRead:
     """Change the members sent (all optional; a null `description` clears it)."""

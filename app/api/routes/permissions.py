@@ -48,7 +48,8 @@ def get_permission(session: Session, actor: Actor, permission_id: uuid.UUID) -> 
 
 @endpoint("PATCH", "/authorization/permissions/<permission_id>",
           summary="Update a permission rule's conditions (beta)", body=PermissionUpdate,
-          response=PermissionRead, codes=["permission-not-found"], tag="Authorization")
+          response=PermissionRead, codes=["permission-not-found"], tag="Authorization",
+          locate=permission_service.locate_permission)
 def update_permission(session: Session, actor: Actor, permission_id: uuid.UUID,
                       body: PermissionUpdate) -> PermissionRead:
     """Replace the rule's conditions; they apply from the next request on.

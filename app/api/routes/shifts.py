@@ -80,14 +80,15 @@ def create_shift(session: Session, actor: Actor, body: ShiftCreate,
 
 @endpoint("PATCH", "/shifts/<shift_id>", summary="Update a shift", body=ShiftUpdate,
           response=ShiftRead, codes=["shift-not-found", "version-conflict", *_WRITE_CODES],
-          extension=True, tag="Shifts")
+          extension=True, tag="Shifts", locate=service.locate_shift)
 def update_shift(session: Session, actor: Actor, body: ShiftUpdate, shift_id: uuid.UUID,
                  ) -> Document:
     """Change the members sent; `segments` and `payCodes` replace the whole lists.
 
-    `version` must be the shift's current version (else `version-conflict` with
-    `currentVersion`); every successful update raises it by one. Needs `edit` Shift on the shift
-    as it is and as it will be.
+    A `version` sent must be the shift's current version (else `version-conflict` with
+    `currentVersion`); left out, the change applies to the latest. Every successful update
+    raises it by one. An unknown shift is `shift-not-found` whatever the body. Needs `edit`
+    Shift on the shift as it is and as it will be.
     """
     shift = service.update_shift(session, actor=actor, shift_id=shift_id, body=body,
                                  now=datetime.now(UTC))
@@ -106,7 +107,7 @@ def delete_shift(session: Session, actor: Actor, shift_id: uuid.UUID) -> None:
           codes=["shift-not-found", "unauthorized", "validation", "shift-already-claimed",
                  "shift-already-started", "shift-claim-window-closed", "shift-role-not-held",
                  "shift-missing-skills", "shift-time-off-conflict", "shift-schedule-conflict"],
-          extension=True, tag="Shifts")
+          extension=True, tag="Shifts", locate=service.locate_shift)
 def claim_shift(session: Session, actor: Actor, body: ShiftClaim, settings: Settings,
                 shift_id: uuid.UUID) -> Document:
     """Claim an open shift for the caller's provider (managers may name another `provider`).

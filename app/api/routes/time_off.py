@@ -125,7 +125,7 @@ def create_time_off_request(
 
 @endpoint("POST", "/time-off/requests/<request_id>/approve", summary="Approve a time-off request",
           body=TimeOffApprove, response=TimeOffRequestRead, codes=_DECISION_CODES,
-          extension=True, tag=TAG)
+          extension=True, tag=TAG, locate=service.locate_request)
 def approve_time_off_request(
     session: Session, actor: Actor, body: TimeOffApprove, settings: Settings,
     request_id: uuid.UUID,
@@ -145,7 +145,7 @@ def approve_time_off_request(
 
 @endpoint("POST", "/time-off/requests/<request_id>/reject", summary="Reject a time-off request",
           body=TimeOffReject, response=TimeOffRequestRead, codes=_DECISION_CODES,
-          extension=True, tag=TAG)
+          extension=True, tag=TAG, locate=service.locate_request)
 def reject_time_off_request(
     session: Session, actor: Actor, body: TimeOffReject, request_id: uuid.UUID
 ) -> TimeOffRequestRead:

@@ -106,7 +106,7 @@ def create_punch(session: Session, actor: Actor, settings: Settings, body: Punch
 @endpoint("PATCH", "/timekeeping/timecard/punches/<punch_id>", summary="Review a timecard punch",
           body=PunchUpdate, response=TimecardPunchRead,
           codes=["validation", "unauthorized", "timecard-punch-not-found"], extension=True,
-          tag="Timekeeping")
+          tag="Timekeeping", locate=service.locate_punch)
 def update_punch(session: Session, actor: Actor, body: PunchUpdate, punch_id: uuid.UUID,
                  ) -> TimecardPunchRead:
     """Set a punch's `state` (needs `approve` Timecard), `adminNote` or corrected `time` (need

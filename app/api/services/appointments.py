@@ -34,6 +34,7 @@ from app.api.domain import appointments as rules
 from app.api.models import Appointment, AppointmentType, Provider, Role
 from app.api.pagination import Paginator, SortKey
 from app.api.problems import ProblemError, not_found, validation
+from app.api.services import locator
 from app.api.subjects import APPOINTMENT, APPOINTMENT_TYPE
 from app.api.wire_text import Document, wire_id, wire_time
 from app.contract.appointment_types import (
@@ -56,6 +57,10 @@ _TYPE_MEMBERS = frozenset(
     for key in (name, info.alias or name)
 )
 """Declared members of an appointment type; stored extra properties never shadow them."""
+
+locate_appointment = locator(Appointment, "appointment")
+locate_appointment_type = locator(AppointmentType, "appointment-type")
+
 
 
 def check_range(start: datetime | None, end: datetime | None, *, path: str = "endDate") -> None:
@@ -399,6 +404,8 @@ def update_appointment(session: Session, *, actor: Actor, appointment_id: uuid.U
                        body: AppointmentUpdate, now: datetime) -> Appointment:
     """Change the members a PATCH sent; every successful update raises the version by one.
 
+    A `version` sent must be the current one; left out, the change applies to the latest.
+
     Raises `appointment-not-found`, `version-conflict`, `read-only-field` (a different
     `createdAt`), `invalid-state-transition`, `validation`, `negative-range`, `unauthorized` (edit
     Appointment on the appointment as it is and as it will be) and `appointment-overlap`.
@@ -407,7 +414,7 @@ def update_appointment(session: Session, *, actor: Actor, appointment_id: uuid.U
     if appointment is None:
         raise not_found("appointment", appointment_id)
     actor.require("edit", "Appointment", APPOINTMENT.of(appointment))
-    if body.version != appointment.version:
+    if body.version is not None and body.version != appointment.version:
         raise _version_conflict(appointment.version)
     sent = body.model_fields_set
     if ("created_at" in sent and body.created_at is not None

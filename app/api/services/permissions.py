@@ -20,9 +20,12 @@ from app.api.domain import conditions as rules
 from app.api.models import Permission
 from app.api.pagination import Paginator, SortKey
 from app.api.problems import not_found, validation
+from app.api.services import locator
 from app.api.subjects import PERMISSION, SUBJECTS
 from app.contract.permissions import PermissionListQuery, PermissionUpdate
 from app.contract.problems import FieldError
+
+locate_permission = locator(Permission, "permission")
 
 
 def list_permissions(

@@ -17,6 +17,7 @@ from app.api.auth import Actor
 from app.api.models import Label, PayCode
 from app.api.pagination import Paginator, SortKey
 from app.api.problems import not_found
+from app.api.services import locator
 from app.api.subjects import LABEL
 from app.contract.labels import LabelCreate, LabelListQuery, LabelUpdate
 from app.contract.pay_codes import PayCodeListQuery
@@ -28,6 +29,9 @@ def list_labels(
     """Return one page of labels by name. Raises `validation` (cursor)."""
     return pages.page(session, select(Label), scope="labels", query=query,
                       order=[SortKey(Label.name), SortKey(Label.id)])
+
+
+locate_label = locator(Label, "label")
 
 
 def get_label(session: Session, *, label_id: uuid.UUID) -> Label:

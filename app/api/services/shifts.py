@@ -29,6 +29,7 @@ from app.api.domain.intervals import Interval
 from app.api.models import Shift, ShiftSegment
 from app.api.pagination import Paginator, SortKey
 from app.api.problems import ProblemError, negative_range, not_found, validation
+from app.api.services import locator
 from app.api.subjects import PROVIDER, SHIFT
 from app.api.wire_text import Document, among, wire_id, wire_time
 from app.contract.problems import REGISTRY, FieldError, ProblemCode
@@ -43,6 +44,8 @@ from app.contract.shifts import (
     ShiftSegmentCreate,
     ShiftUpdate,
 )
+
+locate_shift = locator(Shift, "shift")
 
 
 def check_window(start: datetime | None, end: datetime | None) -> None:
@@ -448,6 +451,7 @@ def update_shift(session: Session, *, actor: Actor, shift_id: uuid.UUID, body: S
                  now: datetime) -> Shift:
     """Change the members a PATCH names; `segments` and `payCodes` replace whole lists.
 
+    A `version` sent must be the current one; left out, the change applies to the latest.
     Every successful update raises the version by one. Raises `shift-not-found`, `unauthorized`
     (edit Shift on the current fields, edit and create on the changed ones), `version-conflict`,
     `negative-range` (path `/endDate`) and `validation` (as for create; kept segments must fit new
@@ -455,7 +459,7 @@ def update_shift(session: Session, *, actor: Actor, shift_id: uuid.UUID, body: S
     """
     shift = _lock(session, shift_id)
     actor.require("edit", "Shift", SHIFT.of(shift))
-    if body.version != shift.version:
+    if body.version is not None and body.version != shift.version:
         raise _conflict(shift.version)
     sent = body.model_fields_set
     changes: dict[str, Any] = {}

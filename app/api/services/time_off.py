@@ -36,6 +36,7 @@ from app.api.models import (
 )
 from app.api.pagination import Paginator, SortKey
 from app.api.problems import ProblemError, negative_range, not_found, validation
+from app.api.services import locator
 from app.api.services.shifts import check_window
 from app.api.subjects import TIME_OFF_POLICY, TIME_OFF_REQUEST
 from app.contract.common import format_timestamp
@@ -66,6 +67,9 @@ _REQUEST_LOADING: list[LoaderOption] = [
 
 
 # Policies ---------------------------------------------------------------------------------------
+
+
+locate_request = locator(TimeOffRequest, "time-off-request")
 
 
 def list_policies(

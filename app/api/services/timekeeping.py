@@ -42,11 +42,15 @@ from app.api.models import (
 )
 from app.api.pagination import Paginator, SortKey
 from app.api.problems import ProblemError, not_found, validation
+from app.api.services import locator
 from app.api.subjects import TIMESHEET
 from app.api.wire_text import Document, wire_id, wire_time
 from app.contract import timekeeping as wire
 from app.contract.common import format_timestamp
 from app.contract.problems import ProblemCode
+
+locate_punch = locator(TimecardPunch, "timecard-punch")
+
 
 DEFAULT_PAY_CODE_SHORTHAND = "REG"
 """Shifts without a pay code are paid under the pay code with this shorthand (else the first by
@@ -300,8 +304,15 @@ def create_punch(session: Session, *, actor: Actor, body: wire.PunchCreate, now:
     Needs `create` Timecard (or `edit` Timecard, as managers have) for the provider. The action
     must follow the last counted punch at or before the punch's time; setting `state` (other than
     pending) or `adminNote` needs `approve` Timecard. Raises `validation`,
-    `unauthorized`, `pay-period-not-found`, `invalid-punch-action`.
+    `unauthorized`, `pay-period-not-found`, `invalid-punch-action` (first of all, for an action
+    that is none of the four).
     """
+    if body.action not in wire.PUNCH_ACTIONS:
+        raise ProblemError(
+            ProblemCode.INVALID_PUNCH_ACTION,
+            f"{body.action!r} is not a punch action; punch one of "
+            f"{', '.join(wire.PUNCH_ACTIONS)}.",
+        )
     provider = _punch_provider(session, body.provider)
     at = body.time if body.time is not None else now
     _check_punch_time(at, now)
