@@ -1,15 +1,15 @@
 """The staff navigation: one list of every area, each keyed by the permission it needs.
 
 An entry shows when the signed-in user holds its permission (read from `GET /v1/users/me`) and
-its endpoint exists. Later issues add an area by registering its blueprint; the entry here
-already names the endpoint it will have. This decides what to *show*; the API still decides
-what is allowed. Must not call the API itself: it receives the `UserMe`.
+its endpoint exists. A new area adds its entry here with its blueprint, never before: the menu
+and the home page link only to pages that exist. This decides what to *show*; the API still
+decides what is allowed. Must not call the API itself: it receives the `UserMe`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Container
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from app.contract.users import UserMe
 
@@ -41,6 +41,16 @@ class Group:
     key: str
     title: str
     summary: str
+    # How an administrator, who belongs to no team and may act in all of them, sees the group.
+    admin_title: str | None = None
+    admin_summary: str | None = None
+
+    def seen_by(self, me: UserMe) -> Group:
+        """The group as `me` sees it."""
+        if not me.is_admin:
+            return self
+        return replace(self, title=self.admin_title or self.title,
+                       summary=self.admin_summary or self.summary)
 
 
 GROUPS: tuple[Group, ...] = (
@@ -48,10 +58,14 @@ GROUPS: tuple[Group, ...] = (
           "Clock in and out, check your timecard and shifts, pick up open shifts and ask for "
           "time off."),
     Group("manager", "My teams",
-          "Decide on time-off requests, review timesheets and keep the team schedule."),
+          "Decide on time-off requests, review timesheets and keep the team schedule.",
+          admin_title="All teams",
+          admin_summary="Decide on time-off requests, review timesheets and keep the schedule "
+                        "of any team: each page lets you pick the team."),
     Group("scheduler", "Appointments",
           "Find free slots, book and change appointments, and keep appointment types."),
-    Group("admin", "Administration", "Labels, pay codes, roles and permissions."),
+    Group("admin", "Administration",
+          "Scripts and integrations use the same /v1 API as these pages."),
 )
 
 NAV: dict[Need, NavItem] = {
@@ -87,10 +101,16 @@ NAV: dict[Need, NavItem] = {
     Need("edit", "AppointmentType"):
         NavItem("Appointment types", "appointment_types.index", "/appointment-types",
                 "scheduler", "Lengths, roles and skills"),
-    Need("edit", "Permission"):
-        NavItem("Settings", "settings.index", "/settings", "admin",
-                "Labels, pay codes, roles and permissions"),
 }
+
+# The administrator's own group on the home page: the documents of the /v1 API (the API's own
+# endpoints, so the home page turns them into the API's address).
+API_DOCS: tuple[NavItem, ...] = (
+    NavItem("API description", "openapi_document", "/v1/openapi.json", "admin",
+            "Every /v1 endpoint, in OpenAPI (JSON)"),
+    NavItem("API error codes", "error_codes", "/v1/errors", "admin",
+            "Each problem the API can answer with, and what it means"),
+)
 
 
 def can(me: UserMe, action: str, subject: str) -> bool:
@@ -114,7 +134,7 @@ def can(me: UserMe, action: str, subject: str) -> bool:
 
 
 def entitled(me: UserMe) -> list[NavItem]:
-    """Every area `me` may use, whether or not its pages exist yet, in menu order."""
+    """Every area `me` may use, in menu order (before checking that its endpoint exists)."""
     return [item for need, item in NAV.items()
             if (not need.own or me.provider_id is not None) and can(me, need.action, need.subject)]
 
@@ -125,7 +145,13 @@ def menu(me: UserMe, endpoints: Container[str]) -> list[NavItem]:
 
 
 def groups(me: UserMe, endpoints: Container[str]) -> list[tuple[Group, list[NavItem]]]:
-    """The kinds of work `me` does, each with its available areas, for the home page."""
-    mine = entitled(me)
-    return [(group, [i for i in mine if i.group == group.key and i.endpoint in endpoints])
-            for group in GROUPS if any(i.group == group.key for i in mine)]
+    """The kinds of work `me` does, each with its areas whose pages exist, for the home page.
+
+    A group without such an area is left out rather than shown empty. Administrators also get
+    the API's documents, under their own group.
+    """
+    mine = menu(me, endpoints)
+    if me.is_admin:
+        mine += [item for item in API_DOCS if item.endpoint in endpoints]
+    found = [(group.seen_by(me), [i for i in mine if i.group == group.key]) for group in GROUPS]
+    return [(group, items) for group, items in found if items]

@@ -5,10 +5,12 @@ by werkzeug in background threads on loopback, port 0:
 - "embedded": one server hosts the UI, /v1 and /auth; the UI reaches the API in-process;
 - "split": the API and sign-in on 127.0.0.1:A, the UI on localhost:U with SHIFTDESK_API_URL set,
   so the UI can only speak to the API over HTTP (different hosts also keep their cookies apart).
+A third, `demo_site`, serves the demo organisation (`shiftdesk init --demo`) as people first
+see it, for the crawler of every page. The servers run the real app as it ships: no test-only
+pages, so a link to a page that does not exist is a 404 here as it is for users.
 Chromium is Debian's (/usr/bin/chromium) when present. Every page a test reaches goes through
-`Browse`, which checks it with axe-core (WCAG 2.2 AA tags) and fails on console errors such as
-CSP violations. The areas of later issues are stood in for by test-only blueprints, so the menu
-shows what each user may use; they exist only in these test servers.
+`Browse`, which checks it with axe-core (WCAG 2.2 AA and best-practice rules) and fails on
+console errors such as CSP violations.
 """
 
 from __future__ import annotations
@@ -23,17 +25,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from flask import Flask, render_template_string, request
+from flask import Flask, request
 from sqlalchemy import select
 from werkzeug.security import generate_password_hash
 from werkzeug.serving import BaseWSGIServer, WSGIRequestHandler, make_server
 
 from app import create_app
 from app.api.db import Database
+from app.api.demo import load_demo
 from app.api.migrate import upgrade
 from app.api.models import User
 from app.config import Settings
-from app.web import nav
 from app.web.session import COOKIE_NAME
 from tests.conftest import INSTALL_CHROMIUM, NO_CHROMIUM
 from tests.factories import build_world
@@ -51,6 +53,8 @@ CHROMIUM = (os.environ.get("SHIFTDESK_TEST_CHROMIUM") or shutil.which("chromium"
 LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
                "--disable-component-update", "--disable-sync", "--no-first-run"]
 AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]
+# axe-core's best-practice rules too (unique landmarks, one main, headings in order …).
+AXE_ALL_TAGS = [*AXE_TAGS, "best-practice"]
 PASSWORD = "demo"
 DESKTOP = {"width": 1280, "height": 900}
 PHONE = {"width": 390, "height": 844}
@@ -62,9 +66,6 @@ _PAGE_IDENTITY = """() => [location.pathname, document.title,
 _AUDITED: set[tuple[str, str]] = set()
 _HTMX_IDLE = """() => document.readyState === "complete" && !document.querySelector(
     ".htmx-request, .htmx-swapping, .htmx-settling, .htmx-added")"""
-STUB_PAGE = """{% extends "base.html" %}{% block title %}{{ label }}{% endblock %}
-{% block main %}<h1>{{ label }}</h1><p>Stands in for the page a later issue builds.</p>
-{% endblock %}"""
 
 
 class _Quiet(WSGIRequestHandler):
@@ -107,23 +108,6 @@ def _serve() -> _Server:
     thread = threading.Thread(target=server.serve_forever, name="live-server", daemon=True)
     thread.start()
     return _Server(server, thread, slot)
-
-
-def _stand_in_areas(app: Flask) -> None:
-    """Serve a test-only page for every menu entry whose view does not exist yet.
-
-    The area's blueprint is registered (empty) by `app.web`, so the stand-in is an app-level
-    rule under the area's endpoint name: Flask derives `request.blueprint` from it, and the
-    sign-in guard treats the page as part of the area.
-    """
-    for item in nav.NAV.values():
-        if item.endpoint in app.view_functions:
-            continue
-
-        def stub(label: str = item.label) -> str:
-            return render_template_string(STUB_PAGE, label=label)
-
-        app.add_url_rule(item.path, endpoint=item.endpoint, view_func=stub)
 
 
 @dataclass
@@ -206,7 +190,6 @@ def site(request: pytest.FixtureRequest, seeded_db: Path, signing_key_path: Path
         server = _serve()
         base = f"http://127.0.0.1:{server.port}"
         app = create_app(_settings(db, signing_key_path, folder / "sessions", f"{base}/auth"))
-        _stand_in_areas(app)
         server.slot.app = app
         built = Site(mode, base, ui=app, api=app, servers=[server])
     else:
@@ -216,7 +199,6 @@ def site(request: pytest.FixtureRequest, seeded_db: Path, signing_key_path: Path
                                        f"{api_base}/auth"))
         ui_app = create_app(_settings(db, signing_key_path, folder / "ui-sessions",
                                       f"{api_base}/auth", api_url=api_base))
-        _stand_in_areas(ui_app)
         api_server.slot.app, ui_server.slot.app = api_app, ui_app
         built = Site(mode, f"http://localhost:{ui_server.port}", ui=ui_app, api=api_app,
                      servers=[api_server, ui_server], api_server_url=api_base)
@@ -225,6 +207,26 @@ def site(request: pytest.FixtureRequest, seeded_db: Path, signing_key_path: Path
         server.stop()
     for app in {built.ui, built.api}:
         app.extensions["shiftdesk"].db.dispose()
+
+
+@pytest.fixture(scope="session")
+def demo_site(signing_key_path: Path, tmp_path_factory: pytest.TempPathFactory,
+              ) -> Iterator[Site]:
+    """The demo organisation (four teams, sixty providers, a month of work) served embedded."""
+    folder = tmp_path_factory.mktemp("site-demo")
+    db = folder / "shiftdesk.db"
+    server = _serve()
+    base = f"http://127.0.0.1:{server.port}"
+    settings = _settings(db, signing_key_path, folder / "sessions", f"{base}/auth")
+    upgrade(settings.database_url)
+    database = Database(settings.database_url)
+    load_demo(database, settings)
+    database.dispose()
+    app = create_app(settings)
+    server.slot.app = app
+    yield Site("demo", base, ui=app, api=app, servers=[server])
+    server.stop()
+    app.extensions["shiftdesk"].db.dispose()
 
 
 @pytest.fixture(scope="session")
@@ -283,7 +285,7 @@ class Browse:
         return self.url.removeprefix(self.site.url) or "/"
 
     def audit(self) -> None:
-        """Check the page as it is now against WCAG 2.2 AA with axe-core."""
+        """Check the page as it is now against WCAG 2.2 AA and best practice with axe-core."""
         self.settle()
         if not self.javascript:
             # axe-core needs page timers, which a context without JavaScript stops; the server
@@ -295,7 +297,7 @@ class Browse:
         if not self.page.evaluate("typeof window.axe === 'object'"):
             self.page.evaluate(AXE_SCRIPT)
         response = self.page.evaluate("options => window.axe.run(document, options)",
-                                      {"runOnly": {"type": "tag", "values": AXE_TAGS},
+                                      {"runOnly": {"type": "tag", "values": AXE_ALL_TAGS},
                                        "resultTypes": ["violations"]})
         results = AxeResults(response)
         assert results.violations_count == 0, f"{self.url}\n{results.generate_report()}"

@@ -28,7 +28,7 @@ def me_of(web):
     ("manager@example.com", ["Time-off queue", "Timesheets", "Team schedule"]),
     ("scheduler@example.com", ["Find a slot", "Appointments", "Appointment types"]),
     ("admin@example.com", ["Time-off queue", "Timesheets", "Team schedule", "Find a slot",
-                           "Appointments", "Appointment types", "Settings"]),
+                           "Appointments", "Appointment types"]),
 ])
 def test_menu_fits_each_users_permissions(me_of, email, labels):
     assert [item.label for item in nav.menu(me_of(email), ALL_ENDPOINTS)] == labels
@@ -72,7 +72,21 @@ def test_own_areas_need_a_provider():
     assert [i.label for i in nav.entitled(_me(*rules, provider=True))] == ["Clock"]
 
 
-def test_home_groups_list_kinds_of_work_even_before_their_pages_exist(me_of):
-    groups = nav.groups(me_of("admin@example.com"), {"settings.index"})
+def test_home_groups_leave_out_kinds_of_work_without_pages(me_of):
+    groups = nav.groups(me_of("manager@example.com"), {"manage_timesheets.index"})
     assert [(g.title, [i.label for i in items]) for g, items in groups] == [
-        ("My teams", []), ("Appointments", []), ("Administration", ["Settings"])]
+        ("My teams", ["Timesheets"])]
+    assert nav.groups(me_of("scheduler@example.com"), {"manage_timesheets.index"}) == []
+
+
+def test_home_groups_show_an_admin_all_teams_and_the_api_documents(me_of):
+    groups = nav.groups(me_of("admin@example.com"), ALL_ENDPOINTS | {"openapi_document",
+                                                                      "error_codes"})
+    assert [(g.title, [i.label for i in items]) for g, items in groups] == [
+        ("All teams", ["Time-off queue", "Timesheets", "Team schedule"]),
+        ("Appointments", ["Find a slot", "Appointments", "Appointment types"]),
+        ("Administration", ["API description", "API error codes"])]
+
+
+def test_every_menu_entry_has_a_page(web):
+    assert set(web.app.view_functions) >= ALL_ENDPOINTS

@@ -95,7 +95,7 @@ def test_home_sends_visitors_straight_to_sign_in(web):
     ("provider@example.com", ["My work"]),
     ("manager@example.com", ["My teams"]),
     ("scheduler@example.com", ["Appointments"]),
-    ("admin@example.com", ["My teams", "Appointments", "Administration"]),
+    ("admin@example.com", ["All teams", "Appointments", "Administration"]),
 ])
 def test_home_shows_each_kind_of_work_of_the_user(web, email, groups):
     web.sign_in(email)
@@ -103,6 +103,18 @@ def test_home_shows_each_kind_of_work_of_the_user(web, email, groups):
     headings = [line.split(">")[1].split("<")[0] for line in body.splitlines()
                 if '<h2 id="area-' in line]
     assert headings == groups
+
+
+def test_admin_home_links_to_working_pages_of_all_teams_and_the_api_documents(web):
+    web.sign_in("admin@example.com")
+    body = web.client.get("/").get_data(as_text=True)
+    areas = body.split('id="home-areas"', 1)[1]
+    links = [part.split('"', 1)[0] for part in areas.split('href="')[1:]]
+    assert links == ["/manage/time-off", "/manage/timesheets", "/manage/schedule", "/slots",
+                     "/appointments", "/appointment-types", "/v1/openapi.json", "/v1/errors"]
+    for link in links:
+        assert web.client.get(link).status_code == 200, link
+    assert "on their way" not in body
 
 
 def test_menu_lists_only_pages_that_exist(web):

@@ -1,6 +1,6 @@
 """The home page (blueprint `home`): `/` sends visitors to sign in and shows each signed-in user
-the kinds of work they do, linking into every area that exists for them. Reads `GET /v1/users/me`
-only.
+the kinds of work they do, linking into every area that exists for them (and, for administrators,
+the /v1 API's documents). Reads `GET /v1/users/me` only; links only to pages that exist.
 """
 
 from __future__ import annotations
@@ -24,7 +24,15 @@ def index() -> Response:
     access_token()  # an expired session goes to sign in and comes back here
     me = current_user()
     return render("home/index.html", fragment="home_areas", me=me,
-                  groups=nav.groups(me, current_app.view_functions))
+                  groups=nav.groups(me, current_app.view_functions), href=_href)
+
+
+def _href(item: nav.NavItem) -> str:
+    """Where a home-page link goes: the area's page, or an API document at the API's address."""
+    api_url = current_app.extensions["shiftdesk_web"].settings.api_url
+    if api_url and item in nav.API_DOCS:
+        return api_url.rstrip("/") + item.path
+    return url_for(item.endpoint)
 
 
 @bp.get("/favicon.ico")

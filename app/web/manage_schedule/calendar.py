@@ -8,6 +8,7 @@ local date (and time) typed into a form into the UTC instant it names — DST-co
 
 from __future__ import annotations
 
+import uuid
 from datetime import UTC, date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
@@ -58,3 +59,12 @@ def my_teams(me: UserMe, teams: list[TeamRead]) -> list[TeamRead]:
         return teams
     mine = set(me.team_ids)
     return [team for team in teams if team.id in mine]
+
+
+def default_team(me: UserMe, teams: list[TeamRead]) -> uuid.UUID | None:
+    """The team a manager page opens on: the user's first team, else the first they may pick
+    (an administrator belongs to no team and may pick any)."""
+    if me.team_ids:
+        return me.team_ids[0]
+    mine = my_teams(me, teams)
+    return mine[0].id if mine else None

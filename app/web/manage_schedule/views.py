@@ -39,6 +39,7 @@ from app.web.auth import api, current_user
 from app.web.forms import apply_problem
 from app.web.htmx import render, see_other
 from app.web.manage_schedule.calendar import (
+    default_team,
     local_day,
     local_instant,
     my_teams,
@@ -147,6 +148,8 @@ def build_week(args: Any, *, extra: list[Callable[[], Any]] | None = None,
     me = current_user()
     client = api()
     team_id, start = _team_and_week(me, args)
+    if team_id is None:  # an administrator, in no team: open on the first team there is
+        team_id = default_team(me, client.list_teams(TeamListQuery(page_size=200)).items)
     begin, end = local_instant(start), local_instant(start + timedelta(days=7))
     answers = client.concurrently(*week_reads(client, team_id, begin, end), *(extra or []))
     teams, providers, shifts, time_off, roles = answers[:5]

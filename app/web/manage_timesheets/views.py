@@ -40,6 +40,7 @@ from app.web.auth import api, current_user
 from app.web.forms import BaseForm
 from app.web.htmx import render, see_other
 from app.web.manage_schedule.calendar import (
+    default_team,
     local_day,
     local_instant,
     my_teams,
@@ -210,6 +211,12 @@ def build_period(args: Any) -> Period:
     me = current_user()
     client = api()
     team_id = _team_of(me, args)
+    if team_id is None:  # an administrator, in no team: open on the first team there is
+        team_id = default_team(me, client.list_teams(TeamListQuery(page_size=200)).items)
+    if team_id is None:  # no team to review
+        start = week_start(parse_day(args.get("period")) or today())
+        return Period(team=None, teams=[], start=start, length=7, sheets=[], chosen=None,
+                      shifts=[], pay_codes={}, roles={})
     teams, providers, pay_codes, roles = client.concurrently(*people_reads(client, team_id))
     people = sorted(providers.items, key=lambda p: p.name or p.email)
     chosen_id = _uuid(args.get("provider"))

@@ -35,7 +35,7 @@ WARNING_WORDS = {
     "missing_shift": "No shift matches this clock-in",
 }
 ERROR_WORDS = {
-    "no_clock_out": "A clock-in has no clock-out. Ask your manager to add the missing punch.",
+    "no_clock_out": "A clock-in has no clock-out. Tell your manager what time you left.",
     "invalid_shift": "One of your shifts is set up wrongly; your manager has to fix it.",
     "missing_timecard": "A shift has no timecard yet.",
     "missing_pay_period_template": "You have no pay period set up; ask an administrator.",

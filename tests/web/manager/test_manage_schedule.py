@@ -118,3 +118,17 @@ def test_create_open_shift_and_inline_errors(mweb):
     page = mweb.client.get(f"/manage/schedule?{_week(mweb)}").get_data(as_text=True)
     assert "Open shift posted" in page
     assert "7:00 AM\u20133:00 PM" in page
+
+
+def test_admin_in_no_team_sees_the_first_teams_week_and_a_picker_of_every_team(mweb):
+    mweb.sign_in("admin@example.com")
+    response = mweb.client.get("/manage/schedule?week=2026-06-01")
+    body = response.get_data(as_text=True)
+    assert response.status_code == 200, body
+    assert "<h1>Team schedule: Emergency</h1>" in body
+    picker = body.split('id="team"', 1)[1].split("</select>", 1)[0]
+    assert ">Emergency<" in picker
+    assert ">Intensive Care<" in picker
+    grid = body.split('id="schedule-grid"', 1)[1]
+    assert "Pat Provider" in grid
+    assert "Ivy Icu" not in grid

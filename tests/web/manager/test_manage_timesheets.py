@@ -83,3 +83,24 @@ def test_fix_time_and_approve_clean(mweb):
     assert done.status_code == 303
     page = mweb.client.get(_url(mweb)).get_data(as_text=True)
     assert "Approved 3 clean punches." in page
+
+
+def test_admin_in_no_team_gets_the_first_team_and_a_picker_of_every_team(mweb):
+    mweb.sign_in("admin@example.com")
+    response = mweb.client.get("/manage/timesheets")
+    body = response.get_data(as_text=True)
+    assert response.status_code == 200, body
+    assert "<h1>Timesheets: Emergency</h1>" in body
+    picker = body.split('id="ts-team"', 1)[1].split("</select>", 1)[0]
+    assert ">Emergency<" in picker
+    assert ">Intensive Care<" in picker
+    assert "Pat Provider" in body
+
+
+def test_admin_can_pick_another_team(mweb):
+    mweb.sign_in("admin@example.com")
+    response = mweb.client.get(f"/manage/timesheets?team={mweb.world.icu}")
+    body = response.get_data(as_text=True)
+    assert response.status_code == 200, body
+    assert "<h1>Timesheets: Intensive Care</h1>" in body
+    assert "Pat Provider" not in body

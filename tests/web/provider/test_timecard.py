@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import re
 
-from tests.web.provider.conftest import fresh_provider, hours, now, shift_for
+from tests.factories import uid
+from tests.web.provider.conftest import arrange, fresh_provider, hours, now, shift_for
 
 
 def _punch(pweb, action: str, **extra: str) -> None:
@@ -97,3 +98,23 @@ def test_reviewed_punches_show_state_and_manager_note(pweb):
     assert "Rejected" in html
     assert "Manager's note: You were on the floor" in html
     assert html.count("/delete") == 0
+
+
+def test_missing_clock_out_tells_the_provider_what_to_do_without_promising_a_page(pweb):
+    email = fresh_provider(pweb)
+    shift_for(pweb, email, start=now() - hours(14))
+    pweb.sign_in(email)
+    _punch(pweb, "clock_in", confirm="yes")
+
+    def back_to_the_shift(session):
+        from sqlalchemy import update
+
+        from app.api import models as m
+        session.execute(update(m.TimecardPunch)
+                        .where(m.TimecardPunch.provider_id == uid(f"user:{email}"))
+                        .values(time=now() - hours(14)))
+
+    arrange(pweb, back_to_the_shift)
+    html = pweb.client.get("/timecard").get_data(as_text=True)
+    assert "A clock-in has no clock-out. Tell your manager what time you left." in html
+    assert "missing punch" not in html

@@ -1,0 +1,184 @@
+"""Every page, as every role, at every width: a crawler over the staff UI.
+
+On the demo organisation (the data people first see), each demo account signs in and follows
+every same-origin link in the navigation and on each page it reaches, two clicks deep from the
+home page, GET only, at 1280 px and at 390 px. Addresses are deduplicated by kind (ids, dates,
+numbers and tokens in the path and query count as one), so one appointment stands for all.
+Every page must answer below 400, promise no page that does not exist, fit a 390 px screen
+without scrolling sideways, log no console error and pass axe-core with the best-practice rules.
+All problems are collected and reported together, each with its page, account and width; the
+number of pages visited is printed and written to test-artifacts/every-page.txt.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections import Counter, deque
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import parse_qsl, urlsplit, urlunsplit
+
+import pytest
+
+from tests.browser.conftest import AXE_ALL_TAGS, AXE_SCRIPT, AxeResults, Browse
+
+pytestmark = pytest.mark.xdist_group("browser")
+
+ACCOUNTS = ["admin", "manager", "scheduler", "provider"]
+# A plain (not mobile-emulated) 390 px viewport: mobile emulation zooms out to fit a page that
+# is too wide, which would hide the overflow this test looks for.
+WIDTHS = {1280: {"width": 1280, "height": 900}, 390: {"width": 390, "height": 844}}
+DEPTH = 2
+# Sign-in starts a new OIDC flow; it is not a page of the signed-in UI.
+SKIPPED_PREFIXES = ("/signin", "/auth/")
+# Addresses answered with a file rather than a page: checked for their status only.
+FILE_SUFFIXES = (".ics", ".csv", ".json", ".css", ".js", ".svg", ".png")
+# Words that promise pages or features the product does not have.
+PROMISES = re.compile(
+    r"on (?:its|their) way|coming soon|not (?:built|available|ready) yet|under construction"
+    r"|(?:a|in a|with a) later (?:issue|release|version|update)|will (?:soon )?be (?:added|built)"
+    r"|stands in for|add the missing punch",
+    re.IGNORECASE)
+UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", re.I)
+DATE = re.compile(r"^\d{4}-\d{2}-\d{2}")
+LINKS = """() => Array.from(document.querySelectorAll("a[href]"), a => a.href)"""
+WIDTH = "() => [document.documentElement.scrollWidth, window.innerWidth]"
+
+
+def _token(value: str) -> str:
+    """A path segment or query value as its kind: ids, dates, numbers and tokens are alike."""
+    if UUID.match(value):
+        return ":id"
+    if DATE.match(value):
+        return ":date"
+    if value.isdigit():
+        return ":n"
+    if len(value) > 24:
+        return ":token"
+    return value
+
+
+def kind(url: str) -> str:
+    """The kind of page an address shows: its path and query with the variable parts named."""
+    parts = urlsplit(url)
+    path = "/".join(_token(segment) for segment in parts.path.split("/"))
+    query = sorted({(name, _token(value)) for name, value in parse_qsl(parts.query)})
+    return path + ("?" + "&".join(f"{k}={v}" for k, v in query) if query else "")
+
+
+@dataclass
+class Crawl:
+    """What one account saw at one width."""
+
+    account: str
+    width: int
+    visited: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+    def problem(self, path: str, text: str) -> None:
+        self.problems.append(f"{path} [{self.account}, {self.width}px]: {text}")
+
+
+def _check_page(browse: Browse, crawl: Crawl, path: str) -> None:
+    """The checks every page must pass, recorded against `path`."""
+    page = browse.page
+    text = page.evaluate("document.body.innerText")
+    for match in {m.group(0) for m in PROMISES.finditer(text)}:
+        crawl.problem(path, f"promises what does not exist: “{match}”")
+    if crawl.width <= 390:
+        scroll, inner = page.evaluate(WIDTH)
+        if scroll > min(inner, crawl.width):
+            crawl.problem(path, f"{scroll}px wide on a {crawl.width}px screen")
+    if not page.evaluate("typeof window.axe === 'object'"):
+        page.evaluate(AXE_SCRIPT)
+    results = AxeResults(page.evaluate(
+        "options => window.axe.run(document, options)",
+        {"runOnly": {"type": "tag", "values": AXE_ALL_TAGS}, "resultTypes": ["violations"]}))
+    for violation in results.response["violations"]:
+        targets = ", ".join(" ".join(node["target"]) for node in violation["nodes"][:3])
+        crawl.problem(path, f"axe {violation['id']}: {violation['help']} ({targets})")
+
+
+def _visit(browse: Browse, crawl: Crawl, url: str) -> bool:
+    """Open `url`, check it, and tell whether it is a page whose links are worth following."""
+    site = browse.site
+    path = url.removeprefix(site.url) or "/"
+    crawl.visited.append(path)
+    if urlsplit(url).path.endswith(FILE_SUFFIXES):
+        answer = browse.context.request.get(url, max_redirects=5)
+        if answer.status >= 400:
+            crawl.problem(path, f"answers {answer.status}")
+        return False
+    try:
+        response = browse.page.goto(url)
+        browse.settle()
+    except Exception as exc:  # a navigation that never becomes a page is a finding too
+        crawl.problem(path, f"does not open: {exc}")
+        return False
+    if response is not None and response.status >= 400:
+        crawl.problem(path, f"answers {response.status}")
+    landed = browse.path()
+    if landed.startswith(SKIPPED_PREFIXES):
+        crawl.problem(path, f"sends a signed-in user to {landed}")
+        return False
+    _check_page(browse, crawl, path)
+    for message in browse.problems:
+        crawl.problem(path, message)
+    browse.problems.clear()
+    return response is not None and response.status < 400
+
+
+def _links(browse: Browse) -> list[str]:
+    """The page's same-origin link targets, without fragments."""
+    origin = urlsplit(browse.site.url)
+    found = []
+    for href in browse.page.evaluate(LINKS):
+        parts = urlsplit(href)
+        if (parts.scheme, parts.netloc) != (origin.scheme, origin.netloc):
+            continue
+        if parts.path.startswith(SKIPPED_PREFIXES):
+            continue
+        found.append(urlunsplit(parts._replace(fragment="")))
+    return found
+
+
+def crawl_as(site: Any, browser: Any, account: str, width: int) -> Crawl:
+    """Sign in as `account` at `width` and visit every kind of page two clicks deep."""
+    crawl = Crawl(account, width)
+    context = browser.new_context(viewport=WIDTHS[width])
+    # axe-core arrives with each page rather than being evaluated into it afterwards.
+    context.add_init_script(AXE_SCRIPT)
+    try:
+        browse = Browse(site, context)
+        browse.sign_in(f"{account}@example.com")
+        browse.problems.clear()
+        home = site.url + "/"
+        seen = {kind(home)}
+        queue = deque([(home, 0)])
+        while queue:
+            url, depth = queue.popleft()
+            if not _visit(browse, crawl, url) or depth >= DEPTH:
+                continue
+            for link in _links(browse):
+                if kind(link) not in seen:
+                    seen.add(kind(link))
+                    queue.append((link, depth + 1))
+    finally:
+        context.close()
+    return crawl
+
+
+def test_every_page_works_for_every_account_at_every_width(demo_site, browser, artifacts):
+    started = time.monotonic()
+    crawls = [crawl_as(demo_site, browser, account, width)
+              for account in ACCOUNTS for width in WIDTHS]
+    counts = Counter({(c.account, c.width): len(c.visited) for c in crawls})
+    lines = [f"{account} at {width}px: {n} pages" for (account, width), n in counts.items()]
+    lines.append(f"total: {sum(counts.values())} pages in {time.monotonic() - started:.0f}s")
+    lines += ["", *(f"{c.account} {c.width}px {path}" for c in crawls for path in c.visited)]
+    (artifacts / "every-page.txt").write_text("\n".join(lines) + "\n")
+    summary = "\n".join(lines[:len(counts) + 1])
+    print(summary)
+    problems = [p for c in crawls for p in c.problems]
+    assert not problems, f"{len(problems)} problems:\n" + "\n".join(problems) + "\n" + summary
