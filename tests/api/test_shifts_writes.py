@@ -745,7 +745,7 @@ def test_claim_shift_refuses_a_shift_in_approved_time_off(fresh_api, world):
 def test_claim_checks_say_why_beside_each_shift_in_the_order_asked(fresh_api, world):
     free = _open_shift(fresh_api, world, start=_future(days=6))
     doctors = _open_shift(fresh_api, world, role=world.ed_doctor_role, start=_future(days=7))
-    soon = _open_shift(fresh_api, world, start=_future(days=0.02))
+    soon = _open_shift(fresh_api, world, start=_future(days=0.05))  # 13 to 72 min ahead
     missing = str(uuid.uuid4())
 
     response = fresh_api.get("/v1/shifts/claim-checks", user=PROVIDER,

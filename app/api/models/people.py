@@ -41,7 +41,8 @@ provider_roles = Table(
     Column("role_id", ForeignKey("roles.id", ondelete="CASCADE"), primary_key=True),
     Index(None, "role_id"),
 )
-"""The roles each provider holds: what they may work, and so which open shifts they may claim."""
+"""The roles granted each provider (with their default role, the roles they hold): what they may
+work, and so which open shifts they may claim."""
 
 provider_enrollments = Table(
     "provider_enrollments",

@@ -180,7 +180,7 @@ def cancel_time_off_request(
 @endpoint("POST", "/time-off/requests/<request_id>/decline-cancellation",
           summary="Keep approved time off whose provider asked to cancel it",
           body=TimeOffDeclineCancellation, response=TimeOffRequestRead, codes=_DECISION_CODES,
-          extension=True, tag=TAG)
+          extension=True, tag=TAG, locate=service.locate_request)
 def decline_time_off_cancellation(
     session: Session, actor: Actor, body: TimeOffDeclineCancellation, request_id: uuid.UUID
 ) -> TimeOffRequestRead:

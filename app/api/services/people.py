@@ -38,6 +38,7 @@ _PROVIDER_RELATIONS = (
     selectinload(Provider.skills),
     selectinload(Provider.enrollments),
     selectinload(Provider.roles),
+    joinedload(Provider.default_role),
 )
 """What a provider with relations shows: one join each for team and manager, one statement per
 page each for skills and enrollments."""
@@ -196,20 +197,27 @@ def provider_with_relations(provider: Provider) -> ProviderWithRelations:
         manager=ProviderManager(id=manager.id, name=manager.name) if manager else None,
         team=(ProviderTeam(id=team.id, name=team.name, shorthand_name=team.shorthand_name)
               if team else None),
-        roles=[ProviderRole(id=role.id, name=role.name) for role in provider.roles],
+        roles=[ProviderRole(id=role.id, name=role.name) for role in held_roles(provider)],
     )
 
 
+def held_roles(provider: Provider) -> list[Role]:
+    """The roles a provider holds, by name: those granted them, and their default role."""
+    roles = {role.id: role for role in provider.roles}
+    if provider.default_role is not None:
+        roles.setdefault(provider.default_role.id, provider.default_role)
+    return sorted(roles.values(), key=lambda role: (role.name, str(role.id)))
+
+
 def grant_worked_roles(session: Session) -> None:
-    """Give every provider the roles their shifts' working segments use and their default role,
-    where they do not hold them yet (how a loaded or imported organisation gets its roles)."""
+    """Grant every provider the roles their shifts' working segments use, where not granted yet
+    (how a loaded or imported organisation gets its roles; the default role is held anyway)."""
     worked = (
         select(Shift.provider_id, ShiftSegment.role_id)
         .join(ShiftSegment, ShiftSegment.shift_id == Shift.id)
         .where(Shift.provider_id.is_not(None), ShiftSegment.role_id.is_not(None),
                ShiftSegment.is_break.is_(False))
-        .union(select(Provider.id, Provider.default_role_id)
-               .where(Provider.default_role_id.is_not(None)))
+        .distinct()
         .subquery()
     )
     provider_id, role_id = worked.c

@@ -30,6 +30,7 @@ from app.api.models import Shift, ShiftSegment
 from app.api.pagination import Paginator, SortKey
 from app.api.problems import ProblemError, negative_range, not_found, validation
 from app.api.services import locator
+from app.api.services.people import held_roles
 from app.api.subjects import PROVIDER, SHIFT
 from app.api.wire_text import Document, among, wire_id, wire_time
 from app.contract.problems import REGISTRY, FieldError, ProblemCode
@@ -578,7 +579,7 @@ def _claimant(session: Session, provider: m.Provider, shifts: Sequence[Shift], *
     ).all()
     return rules.Claimant(
         qualifications=_qualifications(provider),
-        roles=None if assigned else frozenset(role.id for role in provider.roles),
+        roles=None if assigned else frozenset(role.id for role in held_roles(provider)),
         other_shifts=[Interval(a, b) for a, b in others],
         time_off=[(r.id, time_off_rules.blocked_window(
             r.start_date, r.end_date, zone=zone, is_full_day=time_off_rules.is_full_day_default(
@@ -586,9 +587,10 @@ def _claimant(session: Session, provider: m.Provider, shifts: Sequence[Shift], *
     )
 
 
+# Selectin only: the claimant row is read FOR UPDATE, which PostgreSQL refuses across outer joins.
 _CLAIMANT_LOADING: list[LoaderOption] = [
     selectinload(m.Provider.skills), selectinload(m.Provider.enrollments),
-    selectinload(m.Provider.roles)]
+    selectinload(m.Provider.roles), selectinload(m.Provider.default_role)]
 
 
 def claim_shift(session: Session, *, actor: Actor, shift_id: uuid.UUID, body: ShiftClaim,
