@@ -39,8 +39,10 @@ from app.api.models import (
     TimeOffPolicy,
     TimeOffRequest,
     User,
+    provider_roles,
 )
 from app.api.models.appointments import NO_OVERLAP_CONSTRAINT
+from tests.factories import make_provider, make_role, make_shift, make_team
 
 PG_SERVER = "postgresql+psycopg://postgres@127.0.0.1:5432"
 T0 = datetime(2025, 3, 1, 9, 0, tzinfo=UTC)
@@ -314,3 +316,41 @@ def test_overlapping_upcoming_appointments_are_refused_on_postgres(postgres_url:
             book_overlapping()
     finally:
         database.dispose()
+
+
+def check_provider_roles_are_backfilled(url: str) -> None:
+    """Migration 0005 grants each provider the roles their shifts work, and no others."""
+    upgrade(url, "0004")
+    database = Database(url)
+    try:
+        with database.unit_of_work(write=True) as session:
+            team = make_team(session)
+            nurse, doctor = make_role(session, team), make_role(session, team, "Physician")
+            make_role(session, team, "Unused")
+            pat = make_provider(session, "pat@example.org", team)
+            dana = make_provider(session, "dana@example.org", team)
+            make_provider(session, "idle@example.org", team)
+            start = datetime(2026, 3, 2, 12, tzinfo=UTC)
+            for day in range(2):  # the same role twice grants it once
+                make_shift(session, provider=pat, team=team, role=nurse,
+                           start=start + timedelta(days=day))
+            make_shift(session, provider=dana, team=team, role=doctor, start=start)
+            make_shift(session, provider=None, team=team, role=doctor, start=start)
+            expected = {(pat.id, nurse.id), (dana.id, doctor.id)}
+        database.dispose()
+        upgrade(url)
+        database = Database(url)
+        with database.unit_of_work() as session:
+            rows = session.execute(select(provider_roles.c.provider_id, provider_roles.c.role_id))
+            assert set(rows.tuples()) == expected
+    finally:
+        database.dispose()
+
+
+def test_provider_roles_are_backfilled_on_sqlite(sqlite_url: str) -> None:
+    check_provider_roles_are_backfilled(sqlite_url)
+
+
+@pytest.mark.postgres
+def test_provider_roles_are_backfilled_on_postgres(postgres_url: str) -> None:
+    check_provider_roles_are_backfilled(postgres_url)
