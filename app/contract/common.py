@@ -34,8 +34,18 @@ _TIMESTAMP_IN = re.compile(
 _UNENCODED_PLUS = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})? \d{2}:?\d{2}$")
 
 
+EARLIEST = datetime(1900, 1, 1, tzinfo=UTC)
+LATEST = datetime(2999, 12, 31, 23, 59, 59, tzinfo=UTC)
+"""The instants the API accepts (inclusive): far from the calendar's ends, where a day's margin
+or a pay period would overflow, and wide enough for any hospital's records."""
+
+SUPPORTED_RANGE = f"between {EARLIEST:%Y-%m-%d} and {LATEST:%Y-%m-%d} (UTC)"
+
+
 def parse_timestamp(value: Any) -> datetime:
-    """Parse a wire timestamp into an aware UTC datetime; reject anything without an offset."""
+    """Parse a wire timestamp into an aware UTC datetime; reject anything without an offset or
+    outside the supported range (`EARLIEST` to `LATEST`). Datetimes the API builds itself are
+    only converted to UTC."""
     if isinstance(value, datetime):
         if value.tzinfo is None:
             raise ValueError("timestamp must carry a UTC offset")
@@ -53,9 +63,12 @@ def parse_timestamp(value: Any) -> datetime:
     except ValueError as exc:
         raise ValueError("not a valid calendar date and time") from exc
     try:
-        return parsed.astimezone(UTC)
+        instant = parsed.astimezone(UTC)
     except OverflowError as exc:
-        raise ValueError("timestamp is out of range") from exc
+        raise ValueError(f"must lie {SUPPORTED_RANGE}") from exc
+    if not EARLIEST <= instant <= LATEST:
+        raise ValueError(f"must lie {SUPPORTED_RANGE}")
+    return instant
 
 
 def format_timestamp(value: datetime) -> str:
@@ -76,6 +89,8 @@ def format_day(value: datetime) -> str:
 
 _TIMESTAMP_SCHEMA = {
     "type": "string",
+    "description": f"A UTC instant {SUPPORTED_RANGE}; `Z`, `+hhmm` and `+hh:mm` are accepted, "
+                   "`+0000` is written.",
     "pattern": r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?(Z|[+-]\d{2}:?\d{2})$",
     "example": "2024-05-01T09:00:00+0000",
 }

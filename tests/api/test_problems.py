@@ -173,6 +173,21 @@ def test_write_answers_not_found_for_an_unknown_object_whatever_the_body(api, en
     assert_problem(response, 404, code, path)
 
 
+@pytest.mark.parametrize("endpoint", BODY_ENDPOINTS, ids=lambda e: e.name)
+@pytest.mark.parametrize("data", ["[" * 100_000 + "]" * 100_000, '{"a":' * 40 + "1" + "}" * 40,
+                                  "[" * 33 + "]" * 33],
+                         ids=["thousands-deep", "objects-40-deep", "arrays-33-deep"])
+def test_write_answers_validation_for_a_body_nested_too_deep(api, endpoint, data):
+    path = addressed(api, endpoint)
+    response = api.request(endpoint.method, path, data=data, content_type="application/json")
+    body = assert_problem(response, 400, "validation", path)
+    assert body["path"] == "/"
+    assert "deeper than 32 levels" in body["message"]
+    anonymous = api.request(endpoint.method, path, user=None, data=data,
+                            content_type="application/json")
+    assert_problem(anonymous, 401, "unauthenticated", path)
+
+
 @pytest.mark.parametrize("endpoint", [e for e in BODY_ENDPOINTS if e.path_params],
                          ids=lambda e: e.name)
 def test_write_answers_unauthenticated_before_not_found(api, endpoint):
@@ -287,3 +302,50 @@ def test_problem_type_points_at_this_server_without_configured_errors_url(fresh_
         assert response.get_json()["type"] == "http://localhost/v1/errors#route-not-found"
     finally:
         app.extensions["shiftdesk"].db.dispose()
+
+
+# --- dates at the calendar's ends -----------------------------------------------------------
+
+OUT_OF_RANGE = ["0001-01-01T00:00:00Z", "9999-12-31T23:59:59Z", "1899-12-31T23:59:59+0000",
+                "3000-01-01T00:00:00+0000"]
+
+
+def _timestamp_queries() -> list[tuple[Endpoint, str]]:
+    found = []
+    for endpoint in ENDPOINTS:
+        if endpoint.method != "GET" or endpoint.query is None:
+            continue
+        for name, info in endpoint.query.model_fields.items():
+            if "datetime" in str(info.annotation):
+                found.append((endpoint, info.alias or name))
+    return found
+
+
+@pytest.mark.parametrize(("endpoint", "parameter"), _timestamp_queries(),
+                         ids=lambda v: v if isinstance(v, str) else v.name)
+@pytest.mark.parametrize("value", OUT_OF_RANGE)
+def test_query_timestamps_outside_the_supported_range_are_validation(api, world, endpoint,
+                                                                     parameter, value):
+    path = endpoint.openapi_path.replace("{provider}", str(world.provider))
+    if "{" in path:
+        path = addressed(api, endpoint)
+    response = api.get(path, query_string={parameter: value, "provider": str(world.provider)})
+    body = assert_problem(response, 400, "validation", path)
+    [error] = [e for e in body["errors"] if e["path"] == parameter]
+    assert "between 1900-01-01 and 2999-12-31" in error["message"]
+
+
+@pytest.mark.parametrize("value", OUT_OF_RANGE)
+def test_body_timestamps_outside_the_supported_range_are_validation(api, world, value):
+    appointment = api.post("/v1/appointments", user="scheduler@example.com", json={
+        "type": "Follow-up", "providerId": str(world.doctor), "startDate": value,
+        "endDate": "2026-03-02T10:00:00Z", "memberId": "m-1"})
+    assert_problem(appointment, 400, "validation", "/v1/appointments")
+    assert appointment.get_json()["path"] == "/startDate"
+    with api.db.unit_of_work() as session:
+        type_id = session.scalars(select(m.AppointmentType.id).limit(1)).one()
+    search = api.post("/v1/appointments/slots", user="scheduler@example.com", json={
+        "appointmentTypeId": str(type_id), "startDate": "2026-03-02T00:00:00Z",
+        "endDate": value})
+    body = assert_problem(search, 400, "validation", "/v1/appointments/slots")
+    assert "/endDate" in {e["path"] for e in body["errors"]}

@@ -31,6 +31,7 @@ from typing import Literal
 from zoneinfo import ZoneInfo
 
 from app.api.domain.intervals import Interval, overlap
+from app.contract.common import EARLIEST, LATEST, SUPPORTED_RANGE
 from app.contract.problems import FieldError
 
 FULL_DAY_HOURS = 8.0
@@ -58,9 +59,6 @@ HELD_STATES = frozenset({"pending", "approved"})
 MAX_REQUEST_DAYS = 366
 """The longest a request may last: a year of days (it stores a row per day)."""
 
-EARLIEST = datetime(1900, 1, 1, tzinfo=UTC)
-LATEST = datetime(3000, 1, 1, tzinfo=UTC)
-"""Requests lie between these instants (far from the calendar's ends, where days overflow)."""
 
 _HOUR = timedelta(hours=1)
 
@@ -104,8 +102,7 @@ def window_errors(start: datetime, end: datetime) -> list[FieldError]:
     errors: list[FieldError] = []
     for path, moment in (("/startDate", start), ("/endDate", end)):
         if not EARLIEST <= moment <= LATEST:
-            errors.append(FieldError(path=path, message="must lie between the years 1900 and "
-                                                        "2999"))
+            errors.append(FieldError(path=path, message=f"must lie {SUPPORTED_RANGE}"))
     if not errors and end - start > timedelta(days=MAX_REQUEST_DAYS):
         errors.append(FieldError(path="/endDate", message=f"a request may last at most "
                                                           f"{MAX_REQUEST_DAYS} days; split it"))

@@ -19,7 +19,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta, tzinfo
+from datetime import datetime, timedelta, tzinfo
 from typing import Any, NamedTuple
 
 from sqlalchemy import Select, case, select
@@ -46,7 +46,7 @@ from app.api.services import locator
 from app.api.subjects import TIMESHEET
 from app.api.wire_text import Document, wire_id, wire_time
 from app.contract import timekeeping as wire
-from app.contract.common import format_timestamp
+from app.contract.common import EARLIEST, LATEST, SUPPORTED_RANGE, format_timestamp
 from app.contract.problems import ProblemCode
 
 locate_punch = locator(TimecardPunch, "timecard-punch")
@@ -58,10 +58,6 @@ name): the organisation's regular hours."""
 
 MAX_TIMESHEET_DAYS = 366
 """The longest window one timesheet request may cover."""
-
-EARLIEST = datetime(1900, 1, 1, tzinfo=UTC)
-LATEST = datetime(9000, 1, 1, tzinfo=UTC)
-"""Instants timekeeping accepts: far enough from the calendar's ends for margins and periods."""
 
 LOAD_MARGIN = cards.MAX_SESSION
 """Punches and shifts are loaded this far beyond the window, so that sessions crossing its edges
@@ -424,7 +420,7 @@ def default_pay_code_id(session: Session) -> uuid.UUID | None:
 def check_instant(value: datetime, path: str) -> None:
     """Raise `validation` on `path` for an instant outside the years timekeeping can compute."""
     if not EARLIEST <= value <= LATEST:
-        raise validation(path, f"must lie between {EARLIEST.year} and {LATEST.year}")
+        raise validation(path, f"must lie {SUPPORTED_RANGE}")
 
 
 def check_window(start: datetime, end: datetime) -> None:
