@@ -118,6 +118,29 @@ def _receive_body() -> bytes:
     return request.get_data(cache=False)
 
 
+MAX_JSON_DEPTH = 32
+"""The deepest a request body's arrays and objects may nest; no body of the API needs more than a
+handful of levels, and deep documents cost the parser and the validator dearly."""
+
+
+def _depth_exceeds(document: Any, limit: int) -> bool:
+    """Whether arrays and objects nest more than `limit` levels deep (walked without recursion)."""
+    stack: list[tuple[Any, int]] = [(document, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, dict):
+            children: Any = value.values()
+        elif isinstance(value, list):
+            children = value
+        else:
+            continue
+        if depth > limit:
+            return True
+        stack.extend((child, depth + 1) for child in children
+                     if isinstance(child, dict | list))
+    return False
+
+
 def _parse_body(kind: Any, raw: bytes) -> Any:
     mimetype = request.mimetype
     if mimetype != "application/json" and not mimetype.endswith("+json"):
@@ -131,6 +154,10 @@ def _parse_body(kind: Any, raw: bytes) -> Any:
         document = json.loads(raw)
     except (ValueError, UnicodeDecodeError) as exc:
         raise validation("/", f"the body is not valid JSON ({exc})") from exc
+    except RecursionError as exc:  # thousands of nested brackets: deeper than any body we take
+        raise validation("/", f"the body nests deeper than {MAX_JSON_DEPTH} levels") from exc
+    if _depth_exceeds(document, MAX_JSON_DEPTH):
+        raise validation("/", f"the body nests deeper than {MAX_JSON_DEPTH} levels")
     try:
         return _adapter(kind).validate_python(document)
     except ValidationError as exc:
