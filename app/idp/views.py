@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import math
+import re
 import time
 import uuid
 from dataclasses import dataclass
@@ -225,13 +226,24 @@ def _authorize_action() -> str:
     return f"{url_for('idp.authorize')}?{query}" if query else url_for("idp.authorize")
 
 
+_URI_CHARACTERS = re.compile(r"[A-Za-z0-9\-._~:/?#\[\]@!$&'()*+,;=%]*")
+"""The characters a URI may hold (RFC 3986 §2): a redirect URI with any other is malformed."""
+
+
 def _consent_grant(oauth_request: IdpRequest, user: Any) -> tuple[Any, Response | None]:
     """authlib's validated grant, or the response refusing the request.
 
     Errors go back to the client only once its redirect URI is known to be registered; otherwise
     the person sees an error page here (RFC 6749 §4.1.2.1: never redirect to an unchecked URI).
+    A redirect URI with characters no URI may hold is refused here first: authlib would quote
+    it in an error description that RFC 6749 §5.2 forbids those characters in.
     """
     server = _state().server
+    redirect_uri = oauth_request.payload.data.get("redirect_uri") or ""
+    if not _URI_CHARACTERS.fullmatch(redirect_uri):
+        return None, _error_page(400, "This sign-in link is not valid",
+                                 "The address to return to after signing in is malformed; "
+                                 "start again from the application.")
     try:
         return server.get_consent_grant(oauth_request, end_user=user), None
     except OAuth2Error as error:

@@ -148,6 +148,28 @@ def test_authorize_refuses_unregistered_redirect_uri_without_redirecting(
     assert 'role="alert"' in html
 
 
+@pytest.mark.parametrize("redirect_uri", [
+    'http://127.0.0.1:5000/signin/callback"',
+    'http://127.0.0.1:5000/signin/callback?a="<b>',
+    "http://127.0.0.1:5000/signin/callback\\x",
+    "http://127.0.0.1:5000/sign in/callback",
+    "http://127.0.0.1:5000/signin/callbäck",
+    "javascript:alert(1)",
+    "http://[::1",
+])
+def test_authorize_answers_malformed_redirect_uri_with_an_error_page(
+        shared_idp: Idp, redirect_uri: str) -> None:
+    for method in ("GET", "POST"):
+        if method == "GET":
+            response = shared_idp.get(shared_idp.authorize_url(redirect_uri=redirect_uri))
+        else:
+            response = shared_idp.browser.post(
+                "/auth/authorize", data=shared_idp.authorize_params(redirect_uri=redirect_uri))
+        assert response.status_code == 400, (method, response.status_code)
+        assert "Location" not in response.headers
+        assert 'role="alert"' in response.get_data(as_text=True)
+
+
 def test_authorize_refuses_unknown_client_without_redirecting(shared_idp: Idp) -> None:
     response = shared_idp.get(shared_idp.authorize_url(client_id="someone-else"))
     assert response.status_code == 400
