@@ -123,7 +123,8 @@ def worker(burst: bool) -> None:
     from rq import Queue, Worker
 
     from app.api.db import Database
-    from app.api.jobs.queue import JobContext, bind_worker, queue_name
+    from app.api.jobs.context import JobContext
+    from app.api.jobs.queue import bind_worker, queue_name
 
     settings = Settings.from_env()
     if not settings.redis_url:
