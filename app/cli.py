@@ -13,13 +13,6 @@ import click
 
 from app.config import Settings
 
-DEMO_ACCOUNTS = (
-    ("admin@example.com", "administrator: everything"),
-    ("manager@example.com", "unit manager: time off, timesheets, team schedule"),
-    ("scheduler@example.com", "scheduler: appointments and slot search"),
-    ("provider@example.com", "nurse: clock in and out, shifts, time off"),
-)
-
 
 @click.group()
 def main() -> None:
@@ -62,6 +55,7 @@ def serve(host: str, port: int, workers: int, threads: int) -> None:
     from gunicorn.app.base import BaseApplication
 
     from app import serving_app
+    from app.idp.views import DEMO_ACCOUNTS
 
     settings = Settings.from_env()
     flask_app = serving_app(settings)
