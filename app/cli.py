@@ -116,6 +116,7 @@ def worker(burst: bool) -> None:
     from redis import Redis
     from rq import Queue, Worker
 
+    from app import settle_collector
     from app.api.db import Database
     from app.api.jobs.context import JobContext
     from app.api.jobs.queue import bind_worker, queue_name
@@ -127,6 +128,7 @@ def worker(burst: bool) -> None:
         sys.exit(2)
     database = Database(settings.database_url)
     bind_worker(JobContext(database, settings))
+    settle_collector()  # report runs build timesheets as a server does
     connection = Redis.from_url(settings.redis_url)
     queue = Queue(queue_name(settings.database_url), connection=connection)
     click.echo(f"Worker on queue {queue.name} for {_safe_url(settings.database_url)}", err=True)
