@@ -3,7 +3,7 @@ planned teams, people and shifts.
 
 The builders in the sibling modules plan into one `Demo` and write from it; they all draw from
 its one seeded `random.Random`, so the order in which `build` calls them is part of the data.
-Must not import the sibling modules.
+Must not import the parts that plan and write (only `bulk`, the writer).
 """
 
 from __future__ import annotations
