@@ -13,13 +13,6 @@ import click
 
 from app.config import Settings
 
-DEMO_ACCOUNTS = (
-    ("admin@example.com", "administrator: everything"),
-    ("manager@example.com", "unit manager: time off, timesheets, team schedule"),
-    ("scheduler@example.com", "scheduler: appointments and slot search"),
-    ("provider@example.com", "nurse: clock in and out, shifts, time off"),
-)
-
 
 @click.group()
 def main() -> None:
@@ -65,6 +58,7 @@ def serve(host: str, port: int, workers: int, threads: int) -> None:
     from gunicorn.app.base import BaseApplication
 
     from app import serving_app
+    from app.idp.views import DEMO_ACCOUNTS
 
     settings = Settings.from_env()
     flask_app = serving_app(settings)
@@ -125,8 +119,10 @@ def worker(burst: bool) -> None:
     from redis import Redis
     from rq import Queue, Worker
 
+    from app import settle_collector
     from app.api.db import Database
-    from app.api.jobs.queue import JobContext, bind_worker, queue_name
+    from app.api.jobs.context import JobContext
+    from app.api.jobs.queue import bind_worker, queue_name
 
     settings = Settings.from_env()
     if not settings.redis_url:
@@ -135,6 +131,7 @@ def worker(burst: bool) -> None:
         sys.exit(2)
     database = Database(settings.database_url)
     bind_worker(JobContext(database, settings))
+    settle_collector()  # report runs build timesheets as a server does
     connection = Redis.from_url(settings.redis_url)
     queue = Queue(queue_name(settings.database_url), connection=connection)
     click.echo(f"Worker on queue {queue.name} for {_safe_url(settings.database_url)}", err=True)

@@ -36,7 +36,6 @@ from werkzeug.datastructures import MultiDict
 
 from app.api.db import Database
 from app.api.tokens import TokenInvalid, Verifier, public_jwks
-from app.cli import DEMO_ACCOUNTS
 from app.config import Settings
 from app.idp.accounts import Refused, active_user, authenticate
 from app.idp.cookies import IdpSession, SessionCookies
@@ -50,6 +49,13 @@ log = logging.getLogger(__name__)
 bp = Blueprint("idp", __name__, url_prefix="/auth")
 
 DEMO_PASSWORD = "demo"
+DEMO_ACCOUNTS = (
+    ("admin@example.com", "administrator: everything"),
+    ("manager@example.com", "unit manager: time off, timesheets, team schedule"),
+    ("scheduler@example.com", "scheduler: appointments and slot search"),
+    ("provider@example.com", "nurse: clock in and out, shifts, time off"),
+)
+"""The accounts `shiftdesk init --demo` creates, listed on the sign-in page of a demo server."""
 MAX_EMAIL_LENGTH = 254
 WRONG_CREDENTIALS = "The email address or password is not right."
 

@@ -18,7 +18,7 @@ from flask_compress import Compress
 
 from app.client import build_http
 from app.config import Settings
-from app.web import auth, errors, filters, nav, security
+from app.web import auth, errors, filters, htmx, nav, security
 from app.web import session as sessions
 from app.web.appointment_types.views import bp as appointment_types_bp
 from app.web.appointments.views import bp as appointments_bp
@@ -112,6 +112,7 @@ def init_app(app: Flask, settings: Settings | None = None) -> WebState:
     state = WebState(settings=settings, http=http, oidc=auth.build_oidc(app, settings))
     app.extensions["shiftdesk_web"] = state
 
+    htmx.install(app)  # request.htmx, for every request of the app
     sessions.install(app, settings)
     app.before_request(auth.require_sign_in)  # before the CSRF check: expired → sign in
     security.install(app, issuer=issuer, issuer_path=issuer_path)

@@ -4,37 +4,94 @@
 template alone, plus the `#messages` region out of band when messages are pending. `see_other`
 is post/redirect/get for both kinds of request. Views never read `HX-*` headers themselves.
 
-We do not use the `htmx-flask` package: its only release (0.1.0, 2022) replaces Flask's request
-class, offers none of these helpers and ships a broken `RESWAPS` list; these twenty lines are
-simpler. Must not call the API.
+Built on htmx-flask: `install` registers its extension, whose request class parses the headers
+htmx sends into `request.htmx`; responses get their `HX-*` headers from its `make_response`.
+Two things to know about its only release (0.1.0): the request class is swapped app-wide (the
+API's and IdP's requests carry the unused attribute too), and its list of `HX-Reswap` values
+runs "beforebegin" "afterbegin" together (a missing comma), so it refuses both; `_respond` sets
+that header itself for those two. tests/web/test_htmx.py pins what we rely on. Must not call
+the API.
 """
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
-from flask import Response, current_app, render_template, request, session
+from flask import Flask, Request, Response, current_app, g, render_template, session
+from htmx_flask import Htmx, make_response, request
+from htmx_flask.requests import HtmxAwareRequest
 
 VARY = ("HX-Request", "HX-Boosted", "HX-History-Restore-Request")
+
+RESWAP_STYLES = ("innerHTML", "outerHTML", "beforebegin", "afterbegin", "beforeend", "afterend",
+                 "delete", "none")
+"""The `HX-Reswap` values a view may ask for (https://htmx.org/attributes/hx-swap/)."""
+
+_RESWAPS_HTMX_FLASK_REFUSES = ("beforebegin", "afterbegin")
+
+
+def install(app: Flask) -> None:
+    """Register htmx-flask, which gives every request of `app` its `request.htmx`."""
+    if not (app.request_class is Request or issubclass(app.request_class, HtmxAwareRequest)):
+        # htmx-flask replaces the request class outright; a custom one would be lost silently.
+        raise RuntimeError(f"app.request_class is already {app.request_class!r}")
+    Htmx(app)
 
 
 def is_htmx() -> bool:
     """Whether htmx sent the request at all (boosted navigation included)."""
-    return "HX-Request" in request.headers
+    return bool(request.htmx)
 
 
 def is_partial() -> bool:
     """Whether to answer with a fragment: htmx asked, and not for a whole page."""
-    headers = request.headers
-    return ("HX-Request" in headers and "HX-Boosted" not in headers
-            and "HX-History-Restore-Request" not in headers)
+    htmx = request.htmx
+    return bool(htmx) and not htmx.boosted and not htmx.history_restore_request
+
+
+def target() -> str | None:
+    """The id of the element htmx will swap the answer into (`HX-Target`), if it has one.
+
+    The response then varies on that header too.
+    """
+    _vary_also("HX-Target")
+    return request.htmx.target
+
+
+def trigger() -> str | None:
+    """The id of the element that sent the request (`HX-Trigger`), if it has one.
+
+    The response then varies on that header too.
+    """
+    _vary_also("HX-Trigger")
+    return request.htmx.trigger
+
+
+def _vary_also(header: str) -> None:
+    extra: set[str] = g.setdefault("htmx_vary", set())
+    extra.add(header)
 
 
 def _vary(response: Response) -> Response:
-    for header in VARY:
+    for header in (*VARY, *sorted(g.get("htmx_vary", ()))):
         response.vary.add(header)
     return response
+
+
+def _respond(body: str, status: int, headers: dict[str, str] | None = None, *,
+             location: dict[str, Any] | None = None, redirect: str | None = None,
+             reswap: str | None = None, retarget: str | None = None) -> Response:
+    """A text/html response with its `HX-*` headers and `Vary`."""
+    if reswap is not None and reswap not in RESWAP_STYLES:
+        raise ValueError(f"HX-Reswap must be one of {RESWAP_STYLES}, not {reswap!r}")
+    refused = reswap in _RESWAPS_HTMX_FLASK_REFUSES
+    response = make_response(body, status, headers or {}, location=location, redirect=redirect,
+                             reswap=None if refused else reswap, retarget=retarget)
+    if refused:
+        # htmx-flask 0.1.0's RESWAPS reads `"beforebegin" "afterbegin",`: one string, so its
+        # make_response raises ValueError for either style, though htmx accepts both.
+        response.headers["HX-Reswap"] = str(reswap)
+    return _vary(response)
 
 
 def messages_pending() -> bool:
@@ -58,13 +115,17 @@ def render_block(template: str, block: str, **context: Any) -> str:
 
 
 def render(template: str, *, fragment: str | None = None, status: int = 200,
-           headers: dict[str, str] | None = None, **context: Any) -> Response:
-    """The page, or for a partial request its `fragment` block plus pending messages."""
+           headers: dict[str, str] | None = None, reswap: str | None = None,
+           retarget: str | None = None, **context: Any) -> Response:
+    """The page, or for a partial request its `fragment` block plus pending messages.
+
+    `reswap` and `retarget` (`HX-Reswap`, `HX-Retarget`) change where htmx puts the answer.
+    """
     if fragment is not None and is_partial():
         body = render_block(template, fragment, **context) + messages_oob()
     else:
         body = render_template(template, **context)
-    return _vary(Response(body, status=status, headers=headers, mimetype="text/html"))
+    return _respond(body, status, headers, reswap=reswap, retarget=retarget)
 
 
 def render_macro(template: str, macro: str, *args: Any, status: int = 200, **kwargs: Any,
@@ -77,7 +138,7 @@ def render_macro(template: str, macro: str, *args: Any, status: int = 200, **kwa
     body = str(getattr(module, macro)(*args, **kwargs))
     if is_partial():
         body += messages_oob()
-    return _vary(Response(body, status=status, mimetype="text/html"))
+    return _respond(body, status)
 
 
 def see_other(url: str) -> Response:
@@ -87,16 +148,13 @@ def see_other(url: str) -> Response:
     `HX-Boosted` header it sends along makes that view answer with its whole page.
     """
     if is_partial():
-        location = {"path": url, "target": "body", "swap": "innerHTML",
-                    "headers": {"HX-Boosted": "true"}}
-        response = Response(status=204, headers={"HX-Location": json.dumps(location)})
-    else:
-        response = Response(status=303, headers={"Location": url})
-    return _vary(response)
+        return _respond("", 204, location={"path": url, "target": "body", "swap": "innerHTML",
+                                           "headers": {"HX-Boosted": "true"}})
+    return _respond("", 303, {"Location": url})
 
 
 def leave_to(url: str) -> Response:
     """Send the browser to `url` with a full page load (e.g. to sign in at another origin)."""
     if is_htmx():
-        return _vary(Response(status=204, headers={"HX-Redirect": url}))
-    return _vary(Response(status=303, headers={"Location": url}))
+        return _respond("", 204, redirect=url)
+    return _respond("", 303, {"Location": url})

@@ -127,12 +127,12 @@ def test_serve_takes_its_workers_from_web_concurrency_unless_told(monkeypatch, e
     assert context.params["workers"] == workers
 
 
-def test_wsgi_entry_point_serves_the_app_with_its_start_up_objects_frozen(env):
+def test_wsgi_entry_point_serves_the_app_with_its_collector_settled(env):
     _init(env)
-    probe = ("import gc; from app.wsgi import app; "
-             "print(gc.get_freeze_count() > 10_000, "
-             "app.test_client().get('/v1/openapi.json').json['openapi'])")
+    probe = ("import gc; from app import GC_THRESHOLDS; from app.wsgi import app; "
+             "print(gc.get_freeze_count() > 10_000, gc.get_threshold() == GC_THRESHOLDS, "
+             "gc.isenabled(), app.test_client().get('/v1/openapi.json').json['openapi'])")
     done = subprocess.run([sys.executable, "-c", probe], env={**os.environ, **env},
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.split() == ["True", "3.1.0"]
+    assert done.stdout.split() == ["True", "True", "True", "3.1.0"]

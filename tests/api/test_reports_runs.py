@@ -330,7 +330,8 @@ def test_report_run_completes_through_redis_queue(fresh_api, world, signing_key_
         pytest.skip("Redis is not running at 127.0.0.1:6379")
     from rq import SimpleWorker
 
-    from app.api.jobs.queue import JobContext, RedisQueue, bind_worker
+    from app.api.jobs.context import JobContext
+    from app.api.jobs.queue import RedisQueue, bind_worker
 
     app = create_app(make_settings(fresh_api.db.url, signing_key_path, redis_url=REDIS_URL))
     api = Api(app, world, fresh_api.backend)

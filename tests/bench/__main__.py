@@ -91,13 +91,14 @@ def bench_slot_search(env: dict[str, str], runs: int) -> None:
 def bench_timesheet(env: dict[str, str], team_size: int, runs: int) -> None:
     """A two-week timesheet for one team of `team_size` providers, through the API in-process:
     every page of it, `runs` times over (nothing is kept between runs). Prints the median and,
-    apart, the first run, which also pays for the process's first statements and imports."""
+    apart, the first run, which also pays for the process's first statements and imports.
+    The app is built as a server builds it (`serving_app`), garbage-collector settings included."""
     os.environ.update(env)
-    from app import create_app
+    from app import serving_app
     from app.api.models import Provider, Team
     from app.config import Settings
 
-    app = create_app(Settings.from_env())
+    app = serving_app(Settings.from_env())
     db = app.extensions["shiftdesk"].db
     with db.unit_of_work(write=True) as session:
         team = session.scalars(select(Team).order_by(Team.name)).first()

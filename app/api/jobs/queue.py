@@ -14,13 +14,14 @@ import logging
 import threading
 import uuid
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass
 from typing import Any, Protocol
 
 from sqlalchemy import event
 from sqlalchemy.orm import Session
 
 from app.api.db import Database
+from app.api.jobs.context import JobContext
+from app.api.jobs.reports import execute_report_run
 from app.config import Settings
 
 log = logging.getLogger(__name__)
@@ -30,14 +31,6 @@ EMBEDDED_WORKERS = 2
 
 RQ_JOB_TIMEOUT = 600
 """Seconds an rq worker lets one report run take."""
-
-
-@dataclass(frozen=True)
-class JobContext:
-    """What a job needs to run: the database and the settings (zone, grace minutes)."""
-
-    database: Database
-    settings: Settings
 
 
 class JobQueue(Protocol):
@@ -79,8 +72,6 @@ class EmbeddedQueue:
 
     def enqueue_report_run(self, run_id: uuid.UUID) -> None:
         """Submit the run to the pool."""
-        from app.api.jobs.reports import execute_report_run
-
         future: Future[Any] = self._executor().submit(execute_report_run, self.context, run_id)
         future.add_done_callback(_log_crash)
 
@@ -114,8 +105,6 @@ def bind_worker(context: JobContext) -> None:
 
 def run_report_job(run_id: str) -> None:
     """The rq job: execute one report run with the context `bind_worker` set."""
-    from app.api.jobs.reports import execute_report_run
-
     if _WORKER_CONTEXT is None:
         raise RuntimeError("no database bound; start workers with `shiftdesk worker`")
     execute_report_run(_WORKER_CONTEXT, uuid.UUID(run_id))

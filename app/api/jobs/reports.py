@@ -28,7 +28,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, tzinfo
 from itertools import pairwise
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
@@ -38,15 +38,13 @@ from app.api.auth import Actor, load_actor
 from app.api.db import Database
 from app.api.domain.intervals import Interval
 from app.api.domain.timecards import local_midnights
+from app.api.jobs.context import JobContext
 from app.api.problems import ProblemError
 from app.api.services.timekeeping import timesheets_for
 from app.api.subjects import APPOINTMENT, DEMAND_FORECAST, SHIFT, TIME_OFF_REQUEST, TIMESHEET
 from app.contract.common import format_timestamp, parse_timestamp
 from app.contract.problems import ProblemCode
 from app.contract.reports import ReportParameterType
-
-if TYPE_CHECKING:
-    from app.api.jobs.queue import JobContext
 
 log = logging.getLogger(__name__)
 

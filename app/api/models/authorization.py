@@ -2,14 +2,15 @@
 
 Rules are stored here and evaluated in `app.api.domain.ability`, whose lists of actions and
 subjects the CHECK constraints below use (changing them needs a migration).
-Mapped classes only; no rule evaluation, no Flask.
+Mapped classes only; no rule evaluation, no Flask. Must not import `people`: a user knows the
+roles it holds (`User.rbac_roles`), a role does not list its users, so the dependency runs one way.
 """
 
 from __future__ import annotations
 
 import uuid
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from sqlalchemy import Column, ForeignKey, Index, Table, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column, relationship
@@ -18,9 +19,6 @@ from app.api.db import Base, JsonType, UtcDateTime, new_id
 from app.api.domain.ability import ACTIONS as PERMISSION_ACTIONS
 from app.api.domain.ability import SUBJECTS as PERMISSION_SUBJECTS
 from app.api.models.common import one_of, utcnow
-
-if TYPE_CHECKING:
-    from app.api.models.people import User
 
 user_rbac_roles = Table(
     "user_rbac_roles",
@@ -50,7 +48,6 @@ class RbacRole(Base):
         order_by=lambda: (Permission.position, Permission.id),
         lazy="selectin",
     )
-    users: Mapped[list[User]] = relationship(secondary=user_rbac_roles, back_populates="rbac_roles")
 
 
 class Permission(Base):

@@ -8,16 +8,14 @@ from __future__ import annotations
 
 import uuid
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from sqlalchemy import Column, ForeignKey, Index, Table, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column, relationship, validates
 
 from app.api.db import Base, JsonType, UtcDateTime, new_id
+from app.api.models.authorization import RbacRole, user_rbac_roles
 from app.api.models.common import one_of, utcnow
-
-if TYPE_CHECKING:
-    from app.api.models.authorization import RbacRole
 
 USER_TYPES = ("user", "bot")
 EMPLOYMENT_STATUSES = ("onboarding", "active", "dismissed", "unmanaged")
@@ -132,9 +130,7 @@ class User(Base):
     managed_teams: Mapped[list[Team]] = relationship(
         secondary=team_managers, back_populates="managers"
     )
-    rbac_roles: Mapped[list[RbacRole]] = relationship(
-        secondary="user_rbac_roles", back_populates="users"
-    )
+    rbac_roles: Mapped[list[RbacRole]] = relationship(secondary=user_rbac_roles)
     api_tokens: Mapped[list[ApiToken]] = relationship(
         back_populates="user", cascade="all, delete-orphan", passive_deletes=True
     )

@@ -13,11 +13,9 @@ Flask requests.
 
 from __future__ import annotations
 
-import gc
 import uuid
 from collections import defaultdict
-from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta, tzinfo
 from typing import Any, NamedTuple
@@ -586,21 +584,6 @@ def _timesheet_document(provider_id: str, sheet: sheets.Timesheet, window: tuple
     }
 
 
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector while a team's timesheets are built: they allocate
-    tens of thousands of acyclic objects that all stay alive, which otherwise trigger repeated
-    full collections of the whole process (about half the time). Reference counting still
-    frees everything; the collector resumes (if it ran before) as soon as the block ends."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
-
-
 def timesheet_documents(session: Session, *, providers: Sequence[Provider], start: datetime,
                         end: datetime, now: datetime, zone: tzinfo, grace_minutes: int
                         ) -> list[Document]:
@@ -608,9 +591,8 @@ def timesheet_documents(session: Session, *, providers: Sequence[Provider], star
     as the wire's `TimesheetRead` documents."""
     if not providers:
         return []
-    with _collector_paused():
-        return _timesheet_documents(session, providers=providers, start=start, end=end, now=now,
-                                    zone=zone, grace_minutes=grace_minutes)
+    return _timesheet_documents(session, providers=providers, start=start, end=end, now=now,
+                                zone=zone, grace_minutes=grace_minutes)
 
 
 def timesheets_for(session: Session, *, providers: Sequence[Provider], start: datetime,

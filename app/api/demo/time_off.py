@@ -1,0 +1,189 @@
+"""The demo's time off: policies and their members, and requests in every state, whose
+approvals apply their conflict resolution to the planned shifts.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections import defaultdict
+from datetime import UTC, datetime, time, timedelta
+
+from app.api import models as m
+from app.api.demo.bulk import Row
+from app.api.demo.schedule import open_copy
+from app.api.demo.state import FIRST_DAY, LAST_DAY, Demo, Person, demo_id, stamp
+
+# key, type, name, description, accrual unit, pay code, who belongs, weight of requests
+POLICIES: list[tuple[str, str, str, str | None, str, str | None, str, int]] = [
+    ("pto", "paid-time-off", "Paid time off", "Accrues 4.6 hours per pay period.", "hours",
+     "PTO", "employees", 55),
+    ("sick", "sick", "Sick leave", "For illness or a medical appointment.", "hours", "SICK",
+     "employees", 20),
+    ("bereavement", "bereavement", "Bereavement", "Up to three days for a close relative.",
+     "days", "BRV", "everyone", 5),
+    ("jury", "jury-duty", "Jury duty", None, "days", "JURY", "employees", 5),
+    ("parental", "parental-leave", "Parental leave", "Twelve weeks after a birth or adoption.",
+     "days", "PTO", "employees", 3),
+    ("unpaid", "unpaid-day", "Unpaid leave", None, "days", None, "everyone", 7),
+    ("education", "learning-and-development", "Continuing education",
+     "Conferences and certification courses.", "hours", "REG", "clinicians", 5),
+]
+REQUEST_STATUSES = [
+    "pending_sync", "sync_failed", "approved", "pending", "rejected", "approved", "cancelled",
+    "pending", "approved", "rejected", "approved", "pending",
+]
+RESOLUTIONS = ["callout", "keep", "calloutWithOpen", "delete", "deleteWithOpen", "keepWithOpen"]
+REJECTIONS = [
+    "Two nurses are already off that weekend; please pick other dates.",
+    "Census is high that week and the unit is short-staffed.",
+    "Requested inside the holiday blackout period.",
+    "Not enough PTO balance to cover the request.",
+]
+REQUEST_NOTES = {
+    "pto": ["Family vacation", "Brother's wedding", "Moving house", None],
+    "sick": ["Flu", "Migraine", None],
+    "bereavement": ["Funeral of my grandmother"],
+    "jury": ["Summoned to county court"],
+    "parental": ["Baby due this month"],
+    "unpaid": ["Personal matters", None],
+    "education": ["ACLS renewal course", "Nursing conference"],
+}
+
+
+def is_member(person: Person, who: str) -> bool:
+    """Whether the person belongs to a policy open to `who` (employees, clinicians, everyone)."""
+    if who == "employees":
+        return person.employment not in ("prn", "travel")
+    if who == "clinicians":
+        return person.role in ("rn", "charge", "md", "np", "rt")
+    return True
+
+
+def plan_time_off(demo: Demo) -> list[Row]:
+    """Requests in every state; approvals apply their conflict resolution to the shifts."""
+    requests: list[Row] = []
+    used: dict[uuid.UUID, set[int]] = defaultdict(set)
+    person = demo.people[0]
+    demo_requests = [("pending", "pto", 10, 2), ("approved", "pto", -10, 1),
+                     ("rejected", "pto", 16, 2), ("cancelled", "unpaid", 6, 1)]
+    for number, (status, policy, day, length) in enumerate(demo_requests):
+        requests.append(_request(demo, f"tor:demo:{number}", person, status, policy, day,
+                                 length, resolution="calloutWithOpen"))
+    others = [p for p in demo.people if not p.is_demo and p.status == "active"]
+    total = max(len(REQUEST_STATUSES) // 2, round(demo.size * 0.4))
+    for number in range(total if others else 0):
+        status = REQUEST_STATUSES[number % len(REQUEST_STATUSES)]
+        for _attempt in range(20):  # a provider never has two requests on one day
+            person, policy, day, length = _request_dates(demo, others, status)
+            span = set(range(day, day + length))
+            if not span & used[person.id]:
+                used[person.id] |= span
+                requests.append(_request(
+                    demo, f"tor:{number}", person, status, policy, day, length,
+                    resolution=RESOLUTIONS[number % len(RESOLUTIONS)]))
+                break
+    return requests
+
+
+def _request_dates(demo: Demo, others: list[Person], status: str
+                   ) -> tuple[Person, str, int, int]:
+    """Who asks, under which policy, from which day, for how many days."""
+    rng = demo.rng
+    person = rng.choice(others)
+    allowed = [spec for spec in POLICIES if is_member(person, spec[6])]
+    policy = rng.choices([s[0] for s in allowed], [s[7] for s in allowed])[0]
+    lengths = {"pto": (1, 4), "sick": (1, 2), "bereavement": (3, 3), "jury": (1, 2),
+               "parental": (10, 15), "unpaid": (1, 2), "education": (1, 1)}
+    length = rng.randint(*lengths[policy])
+    if policy == "sick":  # sick leave is asked for after the fact
+        day = rng.randint(FIRST_DAY + 1, -length)
+    elif status in ("pending", "pending_sync", "sync_failed"):
+        day = rng.randint(2, LAST_DAY - 2)
+    else:
+        day = rng.randint(FIRST_DAY + 1, LAST_DAY - 2)
+    return person, policy, day, length
+
+
+def _request(demo: Demo, key: str, person: Person, status: str, policy: str, day: int,
+             length: int, *, resolution: str) -> Row:
+    rng = demo.rng
+    spec = next(p for p in POLICIES if p[0] == policy)
+    unit, code = spec[4], spec[5]
+    partial = policy == "education"
+    start = demo.at(day, 0)
+    end = demo.at(day + length, 0)
+    if partial:
+        start, end = demo.at(day, 8 * 60), demo.at(day, 12 * 60)
+    created = min(start - timedelta(days=rng.randint(5, 30)),
+                  demo.midnight - timedelta(hours=rng.randint(2, 72)))
+    decided = None
+    if status not in ("pending",):
+        decided = created + (min(start, demo.midnight) - created) / 2
+    hours = 4.0 if partial else person.hours
+    days = [
+        {"id": demo_id(f"{key}/day/{n}"), "date": datetime.combine(
+            demo.today + timedelta(days=day + n), time(0), tzinfo=UTC), "duration": hours}
+        for n in range(length)
+    ]
+    row: Row = {
+        "id": demo_id(key), "created_at": created, "updated_at": decided or created,
+        "status": status, "start_date": start, "end_date": end,
+        "policy_id": demo_id(f"policy:{policy}"), "provider_id": person.id,
+        "note": rng.choice(REQUEST_NOTES[policy]),
+        "paid_hours": hours * length if code else 0.0,
+        "rejected_by_id": person.team.manager_id if status == "rejected" else None,
+        "rejection_reason": rng.choice(REJECTIONS) if status == "rejected" else None,
+        "sync_error": None, "conflict_resolution": None,
+        "is_full_day": not partial if unit == "hours" else True, "decided_at": decided,
+        "_days": days,
+    }
+    if status == "approved":
+        row["conflict_resolution"] = resolution
+        _resolve(demo, person, range(day, day + length), resolution)
+    elif status == "pending_sync":
+        row["sync_error"] = {"status": "failed", "createdAt": stamp(decided or created),
+                             "message": "Payroll system did not answer; retrying."}
+    elif status == "sync_failed":
+        row["sync_error"] = {"status": "failed", "createdAt": stamp(decided or created),
+                             "message": "Rejected by payroll: balance would go negative."}
+    return row
+
+
+def _resolve(demo: Demo, person: Person, days: range, resolution: str) -> None:
+    """Apply an approval's conflict strategy to the provider's shifts on those days."""
+    for day in days:
+        plan = demo.by_day[person.id].get(day)
+        if plan is None or plan.deleted:
+            continue
+        if resolution.startswith("delete"):
+            plan.deleted = True
+        elif resolution.startswith("callout"):
+            plan.callout, plan.note = True, "Time off approved"
+        if resolution.endswith("WithOpen"):
+            open_copy(demo, plan, "Open: colleague on approved time off")
+
+
+def write_policies(demo: Demo) -> None:
+    """Time-off policies and who belongs to each."""
+    rows, members = [], []
+    for key, kind, name, description, unit, code, who, _ in POLICIES:
+        policy_id = demo_id(f"policy:{key}")
+        rows.append({
+            "id": policy_id, "created_at": demo.founded, "type": kind, "name": name,
+            "description": description, "accrual_unit": unit,
+            "pay_code_id": demo_id(f"pay:{code}") if code else None,
+            "properties": {"requiresApproval": True,
+                           "maxBalance": 200 if unit == "hours" else 30},
+        })
+        members.extend({"policy_id": policy_id, "provider_id": p.id}
+                       for p in demo.people if is_member(p, who))
+    demo.insert(m.TimeOffPolicy, rows)
+    demo.insert(m.time_off_policy_members, members)
+
+
+def write_time_off(demo: Demo, requests: list[Row]) -> None:
+    """The requests and their hours per day."""
+    days = [dict(d, request_id=r["id"]) for r in requests for d in r.pop("_days")]
+    demo.insert(m.TimeOffRequest, requests, "requests")
+    demo.insert(m.TimeOffDay, days)
+    demo.counts.update(f"request:{r['status']}" for r in requests)
