@@ -22,6 +22,7 @@ from typing import Any
 
 from flask import Blueprint, Response, current_app, request
 from pydantic import BaseModel, TypeAdapter, ValidationError
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session
 
 from app.api.problems import ProblemError, from_validation_error, validation
@@ -31,6 +32,7 @@ from app.contract.problems import ProblemCode
 bp = Blueprint("api", __name__, url_prefix="/v1")
 
 WRITE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+T = typing.TypeVar("T")
 _PATH_PARAM = re.compile(r"<(?:[a-z]+:)?([a-z_]+)>")
 
 
@@ -189,6 +191,24 @@ def json_response(value: Any, status: int = 200, headers: dict[str, str] | None 
     return Response(dump(value), status=status, mimetype="application/json", headers=headers)
 
 
+def _once_more_after_a_restart(work: Callable[[list[bool]], T]) -> T:
+    """Run `work` (a unit of work, or a read), once more if the database server had closed its
+    connection, as a restart does.
+
+    The pool then discards that connection and every other as old, so only the first request
+    of each process would fail. Nothing of the unit of work can have been committed unless it
+    failed while committing: `work` appends to the list it is given once its body is done, and
+    a failure after that (at commit, outcome unknown) is not run again.
+    """
+    finished: list[bool] = []
+    try:
+        return work(finished)
+    except DBAPIError as exc:
+        if not exc.connection_invalidated or finished:
+            raise
+        return work(finished)
+
+
 def endpoint(
     method: str,
     rule: str,
@@ -230,7 +250,7 @@ def endpoint(
 
             state = current_app.extensions["shiftdesk"]
             settings = state.settings
-            if write and state.maintenance_mode():
+            if write and _once_more_after_a_restart(lambda _: state.maintenance_mode()):
                 raise ProblemError(
                     ProblemCode.MAINTENANCE_MODE,
                     "Shiftdesk is read-only for maintenance; try again shortly.",
@@ -247,18 +267,23 @@ def endpoint(
                 kwargs["settings"] = settings
             if "pages" in wanted:
                 kwargs["pages"] = state.paginator
-            with state.db.unit_of_work(write=write) as session:
-                if not public:
-                    actor = authenticate(session)
-                    if "actor" in wanted:
-                        kwargs["actor"] = actor
-                if locate is not None:
-                    locate(session, *(kwargs[name] for name in path))
-                if raw is not None:
-                    kwargs["body"] = _parse_body(body, raw)
-                if "session" in wanted:
-                    kwargs["session"] = session
-                result = fn(**kwargs)
+            def work(finished: list[bool]) -> Any:
+                with state.db.unit_of_work(write=write) as session:
+                    if not public:
+                        actor = authenticate(session)
+                        if "actor" in wanted:
+                            kwargs["actor"] = actor
+                    if locate is not None:
+                        locate(session, *(kwargs[name] for name in path))
+                    if raw is not None:
+                        kwargs["body"] = _parse_body(body, raw)
+                    if "session" in wanted:
+                        kwargs["session"] = session
+                    done = fn(**kwargs)
+                    finished.append(True)
+                return done
+
+            result = _once_more_after_a_restart(work)
             if isinstance(result, Response):
                 return result
             headers: dict[str, str] = {}
