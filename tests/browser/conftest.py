@@ -322,12 +322,9 @@ class Browse:
             self.page.wait_for_function(_HTMX_IDLE)
 
     def sign_in(self, email: str, password: str = PASSWORD, *, start: str = "/") -> None:
-        """Sign in from `start` through the provider's page, ending wherever it leads."""
-        if start == "/":
-            self.goto("/")
-            self.click(self.page.get_by_role("main").get_by_role("link", name="Sign in"))
-        else:
-            self.goto(start)
+        """Sign in from `start` (which sends a visitor to the provider's sign-in page), ending
+        wherever it leads."""
+        self.goto(start)
         self.fill_credentials(email, password)
 
     def fill_credentials(self, email: str, password: str = PASSWORD) -> None:

@@ -41,8 +41,8 @@ def test_sign_in_shows_menu_fitting_permissions_then_sign_out(tab, email):
     tab.sign_out()
     expect(page.get_by_role("heading", name="You have signed out")).to_be_visible()
     assert tab.path() == "/signed-out"
-    tab.goto("/")
-    expect(page.get_by_role("heading", name="Shiftdesk", level=1)).to_be_visible()
+    tab.goto("/")  # signed out everywhere: the sign-in form, not the home page
+    expect(page.get_by_role("heading", name="Sign in", level=1)).to_be_visible()
     assert tab.site.session(tab.context).get("auth") is None
 
 
