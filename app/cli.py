@@ -122,7 +122,12 @@ def worker(burst: bool) -> None:
     from app import settle_collector
     from app.api.db import Database
     from app.api.jobs.context import JobContext
-    from app.api.jobs.queue import bind_worker, queue_name
+    from app.api.jobs.queue import (
+        WORKER_MAINTENANCE,
+        bind_worker,
+        queue_name,
+        report_horse_killed,
+    )
 
     settings = Settings.from_env()
     if not settings.redis_url:
@@ -136,7 +141,10 @@ def worker(burst: bool) -> None:
     queue = Queue(queue_name(settings.database_url), connection=connection)
     click.echo(f"Worker on queue {queue.name} for {_safe_url(settings.database_url)}", err=True)
     try:
-        Worker([queue], connection=connection).work(burst=burst)
+        # A killed work horse fails its run; every WORKER_MAINTENANCE seconds the worker looks
+        # for jobs that a dead worker abandoned, whose runs rq's failure callback then fails.
+        Worker([queue], connection=connection, maintenance_interval=WORKER_MAINTENANCE,
+               work_horse_killed_handler=report_horse_killed).work(burst=burst)
     finally:
         database.dispose()
 

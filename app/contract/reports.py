@@ -83,6 +83,10 @@ class ReportRunRead(ApiModel):
     file: ReportFile | None = Field(
         default=None, exclude_if=is_absent, description="Only present when completed."
     )
+    error: str | None = Field(
+        default=None, exclude_if=is_absent, json_schema_extra=EXTENSION,
+        description="Why the run failed (the job queue was down, its worker died, the report "
+        "could not be built); only present when failed (extension).")
 
 
 class ReportRunPage(Page[ReportRunRead]):

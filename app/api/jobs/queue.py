@@ -5,13 +5,22 @@ pool, started lazily on the first job. Routes never enqueue directly; `enqueue_a
 the request's session so a job starts only once the row it reads is committed (a job started
 earlier could miss it, and a rolled-back request must start nothing). `shiftdesk worker` runs rq
 workers for the Redis queue. Must not know about Flask requests.
+
+A run always ends. A queue that cannot take the job (Redis down) fails the run at once, with the
+reason. On Redis, a job whose work horse is killed fails its run through the worker's
+`work_horse_killed_handler`; a job whose whole worker died is found by rq's abandoned-job
+handling (its heartbeat lapses within `HEARTBEAT_LAPSE`), which calls `report_job_failed`: any
+worker's maintenance (every `WORKER_MAINTENANCE` seconds) and `RedisQueue.sweep`, which the API
+calls when someone looks at running runs, both look for them.
 """
 
 from __future__ import annotations
 
 import hashlib
 import logging
+import os
 import threading
+import time
 import uuid
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, Protocol
@@ -21,7 +30,7 @@ from sqlalchemy.orm import Session
 
 from app.api.db import Database
 from app.api.jobs.context import JobContext
-from app.api.jobs.reports import execute_report_run
+from app.api.jobs.reports import execute_report_run, fail_run
 from app.config import Settings
 
 log = logging.getLogger(__name__)
@@ -32,12 +41,33 @@ EMBEDDED_WORKERS = 2
 RQ_JOB_TIMEOUT = 600
 """Seconds an rq worker lets one report run take."""
 
+HEARTBEAT_LAPSE = 90
+"""Seconds after its worker's last heartbeat that rq holds a job abandoned (rq's job monitoring
+interval of 30 s plus its 60 s allowance)."""
+
+WORKER_MAINTENANCE = 30
+"""Seconds between a worker's looks for jobs abandoned by dead workers (rq's default is 600)."""
+
+SWEEP_EVERY = 15.0
+"""The least seconds between two sweeps of one API process."""
+
+QUEUE_DOWN = "the job queue could not take the run ({error}); start it again once it is back"
+HORSE_KILLED = "the worker process running it was killed ({detail}); start the run again"
+ABANDONED = "the worker running it stopped without finishing; start the run again"
+
 
 class JobQueue(Protocol):
     """Where report runs go to be executed."""
 
     def enqueue_report_run(self, run_id: uuid.UUID) -> None:
-        """Execute the (committed) run with this id soon."""
+        """Execute the (committed) run with this id soon; a queue that cannot take it fails
+        the run with the reason."""
+
+    def unavailable(self) -> str | None:
+        """Why the queue cannot take jobs now, or None when it can."""
+
+    def sweep(self) -> None:
+        """Fail the runs whose jobs were abandoned by a worker that died."""
 
     def close(self) -> None:
         """Stop accepting jobs and release resources."""
@@ -49,7 +79,7 @@ def enqueue_after_commit(session: Session, queue: JobQueue, run_id: uuid.UUID) -
     def _enqueue(_session: Session) -> None:
         try:
             queue.enqueue_report_run(run_id)
-        except Exception:  # a queue outage must not turn a committed create into a 500
+        except Exception:  # the queue already failed the run; a committed create stays a 201
             log.exception("could not enqueue report run %s", run_id)
 
     event.listen(session, "after_commit", _enqueue, once=True)
@@ -74,6 +104,13 @@ class EmbeddedQueue:
         """Submit the run to the pool."""
         future: Future[Any] = self._executor().submit(execute_report_run, self.context, run_id)
         future.add_done_callback(_log_crash)
+
+    def unavailable(self) -> str | None:
+        """Never: the pool lives in this process."""
+        return None
+
+    def sweep(self) -> None:
+        """Nothing to sweep: the pool's jobs live and end in this process."""
 
     def close(self) -> None:
         """Let running jobs finish; accept no more."""
@@ -103,27 +140,84 @@ def bind_worker(context: JobContext) -> None:
     _WORKER_CONTEXT = context
 
 
-def run_report_job(run_id: str) -> None:
-    """The rq job: execute one report run with the context `bind_worker` set."""
+def _context() -> JobContext:
     if _WORKER_CONTEXT is None:
         raise RuntimeError("no database bound; start workers with `shiftdesk worker`")
-    execute_report_run(_WORKER_CONTEXT, uuid.UUID(run_id))
+    return _WORKER_CONTEXT
+
+
+def run_report_job(run_id: str) -> None:
+    """The rq job: execute one report run with the context `bind_worker` set."""
+    execute_report_run(_context(), uuid.UUID(run_id))
+
+
+def report_job_failed(job: Any, _connection: Any, kind: type[BaseException] | None,
+                      value: BaseException | None, _traceback: Any) -> None:
+    """rq's failure callback of a report job: fail its run if the job did not (the job fails
+    its own run on any error it catches; this is for the ones it could not: abandoned)."""
+    reason = ABANDONED if kind is None or kind.__name__ == "AbandonedJobError" else (
+        f"{kind.__name__}: {value}"[:2000])
+    fail_run(_context().database, uuid.UUID(job.args[0]), reason)
+
+
+def report_horse_killed(job: Any, _pid: int, status: int, _rusage: Any) -> None:
+    """The worker's handler for a work horse that died mid-job (killed, out of memory)."""
+    detail = (f"signal {os.WTERMSIG(status)}" if os.WIFSIGNALED(status)
+              else f"exit status {os.WEXITSTATUS(status)}")
+    fail_run(_context().database, uuid.UUID(job.args[0]), HORSE_KILLED.format(detail=detail))
 
 
 class RedisQueue:
     """Puts jobs on an rq queue in Redis; `shiftdesk worker` processes execute them."""
 
-    def __init__(self, redis_url: str, database_url: str) -> None:
+    def __init__(self, redis_url: str, context: JobContext) -> None:
         from redis import Redis
         from rq import Queue
 
-        self.connection = Redis.from_url(redis_url)
-        self.queue = Queue(queue_name(database_url), connection=self.connection)
+        # Short timeouts: with Redis down, a request learns it in a second, not a minute.
+        self.connection = Redis.from_url(redis_url, socket_connect_timeout=1, socket_timeout=5)
+        self.queue = Queue(queue_name(context.settings.database_url), connection=self.connection)
+        self.database = context.database
+        self._swept = 0.0
+        bind_worker(context)  # failure callbacks may run here, during a sweep
 
     def enqueue_report_run(self, run_id: uuid.UUID) -> None:
-        """Push the run onto the Redis queue."""
-        self.queue.enqueue(run_report_job, str(run_id), job_timeout=RQ_JOB_TIMEOUT,
-                           description=f"report run {run_id}")
+        """Push the run onto the Redis queue, or fail the run when Redis cannot take it."""
+        from redis.exceptions import RedisError
+        from rq import Callback
+
+        try:
+            self.queue.enqueue(run_report_job, str(run_id), job_timeout=RQ_JOB_TIMEOUT,
+                               description=f"report run {run_id}",
+                               on_failure=Callback(report_job_failed))
+        except RedisError as exc:
+            fail_run(self.database, run_id, QUEUE_DOWN.format(error=type(exc).__name__))
+            raise
+
+    def unavailable(self) -> str | None:
+        """Why Redis cannot take jobs now (its error's name), or None."""
+        from redis.exceptions import RedisError
+
+        try:
+            self.connection.ping()
+        except RedisError as exc:
+            return type(exc).__name__
+        return None
+
+    def sweep(self) -> None:
+        """Let rq find jobs whose worker died (their heartbeat lapsed) and fail their runs;
+        at most once every `SWEEP_EVERY` seconds, and never an error for the caller."""
+        from redis.exceptions import RedisError
+        from rq.registry import StartedJobRegistry
+
+        moment = time.monotonic()
+        if moment - self._swept < SWEEP_EVERY:
+            return
+        self._swept = moment
+        try:
+            StartedJobRegistry(queue=self.queue).cleanup()
+        except RedisError:
+            log.warning("could not sweep the job queue for abandoned report runs")
 
     def close(self) -> None:
         """Drop the Redis connection."""
@@ -132,6 +226,7 @@ class RedisQueue:
 
 def make_queue(settings: Settings, database: Database) -> JobQueue:
     """The queue these settings ask for: rq with `redis_url`, else the embedded pool."""
+    context = JobContext(database, settings)
     if settings.redis_url:
-        return RedisQueue(settings.redis_url, settings.database_url)
-    return EmbeddedQueue(JobContext(database, settings))
+        return RedisQueue(settings.redis_url, context)
+    return EmbeddedQueue(context)

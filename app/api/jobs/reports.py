@@ -432,6 +432,11 @@ def execute_report_run(context: JobContext, run_id: uuid.UUID,
                    name=f"{report_id}-{now.strftime('%Y%m%dT%H%M%SZ')}.csv")
 
 
+def fail_run(database: Database, run_id: uuid.UUID, reason: str) -> str | None:
+    """End a `running` run as `failed` with `reason` (a run already ended is left alone)."""
+    return _finish(database, run_id, datetime.now(UTC), status="failed", error=reason[:2000])
+
+
 def _finish(database: Database, run_id: uuid.UUID, now: datetime, *, status: str,
             content: bytes | None = None, name: str | None = None,
             error: str | None = None) -> str | None:

@@ -43,7 +43,8 @@ def list_reports(actor: Actor, query: ReportListQuery, pages: Paginator) -> Repo
           tag="Reporting")
 def create_report_run(session: Session, actor: Actor,
                       body: ReportRunCreate) -> tuple[ReportRunRead, dict[str, str]]:
-    """Start a run; it answers `running` at once and the job queue completes it.
+    """Start a run; it answers `running` at once and the job queue completes it (or `failed`
+    at once, with `error`, when the job queue cannot take it).
 
     Poll `GET …/runs/{id}` until `status` is `completed` (then `file` is present) or `failed`.
     """
@@ -63,14 +64,21 @@ def list_report_runs(session: Session, actor: Actor, query: ReportRunListQuery,
     example `{"createdBy": "$user.id"}`) only the runs it matches.
     """
     rows, cursor = service.list_report_runs(session, actor=actor, query=query, pages=pages)
+    if any(r.status == "running" for r in rows):
+        current_app.extensions["shiftdesk"].jobs.sweep()  # those a dead worker left: next look
     return ReportRunPage(items=[service.report_run_read(r) for r in rows], cursor=cursor)
 
 
 @endpoint("GET", "/reporting/reports/runs/<report_run_id>", summary="Get a report run",
           response=ReportRunRead, codes=["report-run-not-found"], tag="Reporting")
 def get_report_run(session: Session, actor: Actor, report_run_id: uuid.UUID) -> ReportRunRead:
-    """One report run; poll it until `status` leaves `running`. `file` appears once completed."""
+    """One report run; poll it until `status` leaves `running`. `file` appears once completed.
+
+    Every run ends: a run whose worker died is `failed` (with `error`) within a couple of
+    minutes, at a poll after rq found the job abandoned."""
     run = service.get_report_run(session, actor=actor, report_run_id=report_run_id)
+    if run.status == "running":
+        current_app.extensions["shiftdesk"].jobs.sweep()
     return service.report_run_read(run)
 
 

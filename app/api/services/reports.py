@@ -21,7 +21,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session, joinedload, undefer
 
 from app.api.auth import Actor
-from app.api.jobs.queue import JobQueue, enqueue_after_commit
+from app.api.jobs.queue import QUEUE_DOWN, JobQueue, enqueue_after_commit
 from app.api.jobs.reports import CATALOG, Report, check_parameters, report_error, wire_parameters
 from app.api.models import ReportRun, Team, User
 from app.api.pagination import Paginator, SortKey
@@ -86,6 +86,7 @@ def report_run_read(run: ReportRun) -> ReportRunRead:
         "createdBy": ReportUser(id=run.created_by.id, name=run.created_by.name),
         "status": run.status,
         "file": file,
+        "error": (run.error or "the run failed") if run.status == "failed" else None,
     })
 
 
@@ -119,7 +120,8 @@ def list_reports(*, actor: Actor, query: ReportListQuery, pages: Paginator) -> R
 
 def create_report_run(session: Session, *, actor: Actor, body: ReportRunCreate,
                       jobs: JobQueue) -> ReportRun:
-    """Store a `running` run and enqueue it once the transaction commits.
+    """Store a `running` run and enqueue it once the transaction commits; when the job queue
+    cannot take jobs (Redis down), the run is stored `failed` with the reason instead.
 
     Raises `unauthorized`, `report-not-found`, `report-parameter-validation`, `user-not-found`.
     """
@@ -138,9 +140,14 @@ def create_report_run(session: Session, *, actor: Actor, body: ReportRunCreate,
         raise not_found("user", actor.user_id)
     run = ReportRun(report_id=report.id, created_by=creator, status="running",
                     parameters=wire_parameters(parsed))
+    down = jobs.unavailable()
+    if down is not None:  # the run ends at once, saying why, rather than running forever
+        run.status, run.completed_at = "failed", datetime.now(UTC)
+        run.error = QUEUE_DOWN.format(error=down)
     session.add(run)
     session.flush()
-    enqueue_after_commit(session, jobs, run.id)
+    if down is None:
+        enqueue_after_commit(session, jobs, run.id)
     return run
 
 
