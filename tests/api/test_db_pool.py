@@ -78,7 +78,8 @@ def test_a_request_after_the_database_restarted_is_answered(fresh_api, world) ->
     assert read.status_code == 200, read.get_json()
     _pg_execute("SELECT pg_terminate_backend(pid, 5000) FROM pg_stat_activity "
                 f"WHERE datname = '{name}' AND pid <> pg_backend_pid()")
-    write = fresh_api.post("/v1/settings/labels", json={"name": "After the restart", "color": "#123456"})
+    write = fresh_api.post("/v1/settings/labels",
+                           json={"name": "After the restart", "color": "#123456"})
     assert write.status_code == 201, write.get_json()
     labels = [item["name"] for page in fresh_api.walk("/v1/settings/labels", page_size=200)
               for item in page]
