@@ -305,6 +305,8 @@ def build_queue(filters: dict[str, str], *, me: UserMe | None = None) -> Queue:
         # The API refused filters the form let through: say so on the form, list nothing.
         form.form_errors = [*form.form_errors, "These filters can't be used together. Change "
                             "them, or clear them to see every request."]
+    if isinstance(page, ValidationProblem) or form.start.errors or form.end.errors:
+        # Listing without the dates the manager meant would show the wrong requests.
         page = TimeOffRequestPage(items=[], cursor=None)
     team_names = {t.id: t.name for t in teams.items}
     shifts = [s for found in client.concurrently(*overlap_reads(client, page.items))
