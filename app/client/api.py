@@ -248,9 +248,18 @@ class ApiClient:
                           time_off.TimeOffRequestRead, body=body)
 
     def cancel_time_off_request(self, request_id: uuid.UUID) -> time_off.TimeOffRequestRead:
-        """Cancel a pending or approved request."""
+        """Cancel a request: a manager cancels pending or approved ones at once; a provider
+        withdraws a pending one, or asks to cancel approved leave (`cancellation_requested_at`
+        set, still approved); raises `Conflict` `time-off-already-started` once it began."""
         return self._call("POST", f"/time-off/requests/{_id(request_id)}/cancel",
                           time_off.TimeOffRequestRead)
+
+    def decline_time_off_cancellation(self, request_id: uuid.UUID,
+                                      body: time_off.TimeOffDeclineCancellation,
+                                      ) -> time_off.TimeOffRequestRead:
+        """Keep approved leave whose provider asked to cancel it, with an optional reason."""
+        return self._call("POST", f"/time-off/requests/{_id(request_id)}/decline-cancellation",
+                          time_off.TimeOffRequestRead, body=body)
 
     def time_off_request_conflicts(self, request_id: uuid.UUID,
                                    ) -> time_off.TimeOffRequestConflicts:

@@ -379,6 +379,26 @@ def phone(site: Site, browser: Any) -> Iterator[Browse]:
                     has_touch=True)
 
 
+@pytest.fixture
+def phones(site: Site, browser: Any) -> Iterator[Callable[..., Browse]]:
+    """Make fresh phone-sized contexts (390x844, touch), each one person:
+    `phones(javascript=False)`. Their problems are checked when the test ends."""
+    made: list[Browse] = []
+
+    def make(*, javascript: bool = True) -> Browse:
+        context = browser.new_context(java_script_enabled=javascript, viewport=PHONE,
+                                      device_scale_factor=2, is_mobile=True, has_touch=True)
+        browse = Browse(site, context, javascript=javascript)
+        made.append(browse)
+        return browse
+
+    yield make
+    problems = [problem for browse in made for problem in browse.problems]
+    for browse in made:
+        browse.context.close()
+    assert not problems, "\n".join(problems)
+
+
 @pytest.fixture(scope="session")
 def artifacts() -> Path:
     """Where screenshots go (git-ignored)."""

@@ -36,6 +36,7 @@ from app.contract.teams import TeamListQuery, TeamRead
 from app.contract.time_off import TimeOffRequestListQuery, TimeOffRequestRead
 from app.contract.users import UserMe
 from app.web.auth import api, current_user
+from app.web.filters import leave_span
 from app.web.forms import apply_problem
 from app.web.htmx import render, see_other
 from app.web.manage_schedule.calendar import (
@@ -169,10 +170,10 @@ def build_week(args: Any, *, extra: list[Callable[[], Any]] | None = None,
             known.add(str(s.provider))
             week.rows.append((str(s.provider), s.provider_name or "Former team member"))
     for r in week.time_off:
-        day = r.start_date
-        while day < r.end_date:
-            week.off.add((str(r.provider_id), local_day(day)))
-            day += timedelta(days=1)
+        # The local days the leave covers, as the time-off pages count them (a 24-hour step
+        # from the start would skip a day after the autumn DST change).
+        for day in leave_span(r, zone()).days:
+            week.off.add((str(r.provider_id), day))
     return week, more
 
 

@@ -1,5 +1,6 @@
-"""Forms of the time-off queue: the filters (a GET form kept in the URL), approve, reject and
-bulk approve. Shape only; whether a request may still be decided is the API's answer.
+"""Forms of the time-off queue: the filters (a GET form kept in the URL), approve, reject, bulk
+approve, and the answers to a provider's request to cancel approved leave (cancel it, or keep
+it with a reason). Shape only; whether a request may still be decided is the API's answer.
 """
 
 from __future__ import annotations
@@ -7,12 +8,12 @@ from __future__ import annotations
 from typing import ClassVar
 
 from pydantic import BaseModel
-from wtforms import HiddenField, RadioField, SelectField, TextAreaField
+from wtforms import HiddenField, RadioField, SelectField, TextAreaField, ValidationError
 from wtforms.fields import DateField
 from wtforms.fields.choices import SelectChoice
 from wtforms.validators import DataRequired, InputRequired, Length, Optional
 
-from app.contract.time_off import TimeOffApprove, TimeOffReject
+from app.contract.time_off import TimeOffApprove, TimeOffDeclineCancellation, TimeOffReject
 from app.web.forms import BaseForm
 
 STRATEGIES: list[tuple[str, str]] = [
@@ -24,8 +25,8 @@ STRATEGIES: list[tuple[str, str]] = [
     ("deleteWithOpen", "Delete the shifts and post open copies"),
 ]
 STATUSES: list[tuple[str, str]] = [
-    ("pending", "Pending"), ("approved", "Approved"), ("rejected", "Rejected"),
-    ("cancelled", "Cancelled"), ("any", "Any status"),
+    ("pending", "Pending"), ("cancellation", "Cancellation requests"), ("approved", "Approved"),
+    ("rejected", "Rejected"), ("cancelled", "Cancelled"), ("any", "Any status"),
 ]
 
 
@@ -37,13 +38,20 @@ def options(pairs: list[tuple[str, str]]) -> list[SelectChoice]:
 class QueueFilterForm(BaseForm):
     """Which requests the queue lists; every field lives in the query string."""
 
-    status = SelectField("Status", choices=options(STATUSES), default="pending")
+    status = SelectField("Status", choices=options(STATUSES), default="pending",
+                         validate_choice=True)
     team = SelectField("Team", choices=[], validate_choice=True, validators=[Optional()])
     provider = SelectField("Provider", choices=[], validate_choice=True, validators=[Optional()])
     policy = SelectField("Policy", choices=[], validate_choice=True, validators=[Optional()])
     start = DateField("From", validators=[Optional()])
     end = DateField("To", validators=[Optional()])
     cursor = HiddenField()
+
+    def validate_end(self, field: DateField) -> None:
+        """The last day is not before the first."""
+        if field.data and self.start.data and field.data < self.start.data:
+            raise ValidationError("The To date can't be before the From date. Change one of "
+                                  "them to see requests.")
 
 
 class DecisionForm(BaseForm):
@@ -80,6 +88,23 @@ class TimeOffRejectForm(DecisionForm):
     def to_contract(self, **extra: object) -> BaseModel:
         """The reject body."""
         return TimeOffReject(rejection_reason=self.rejection_reason.data.strip())
+
+
+class CancelLeaveForm(DecisionForm):
+    """Cancel approved leave its provider asked to cancel."""
+
+
+class KeepLeaveForm(DecisionForm):
+    """Keep approved leave its provider asked to cancel, optionally saying why."""
+
+    contract: ClassVar[type[BaseModel] | None] = TimeOffDeclineCancellation
+
+    reason = TextAreaField("Why it stays (optional, the provider sees it)",
+                           validators=[Optional(), Length(max=500)])
+
+    def to_contract(self, **extra: object) -> BaseModel:
+        """The decline-cancellation body."""
+        return TimeOffDeclineCancellation(reason=(self.reason.data or "").strip() or None)
 
 
 class BulkApproveForm(BaseForm):

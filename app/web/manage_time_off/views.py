@@ -1,12 +1,15 @@
 """The time-off queue (blueprint `manage_time_off`):
 managers approve or reject their teams' requests.
 
-`index` lists requests with the filters in the query string and cursor paging; `show` opens one
+`index` lists requests with the filters in the query string and cursor paging (a filter
+mistake, such as To before From, is shown on its field with the filters kept); `show` opens one
 request in place (its days, paid hours, policy, the provider's other requests and the shifts it
 overlaps, with what each conflict strategy would do to them); `approve`, `reject` and
-`approve_clean` (bulk, only requests without overlapping shifts) decide. A decision carries what
-the manager saw (status and overlapping shifts): when either changed meanwhile, the request is
-shown again as it is now instead of being decided blind.
+`approve_clean` (bulk, only requests without overlapping shifts) decide. Approved leave whose
+provider asked to cancel it is listed under "Cancellation requests" (a status filter, announced
+above the queue); `cancel_leave` cancels it and `keep_leave` keeps it with an optional reason.
+A decision carries what the manager saw (status and overlapping shifts): when either changed
+meanwhile, the request is shown again as it is now instead of being decided blind.
 
 Must not import `app.api`; it reaches the API only through `app.client`.
 """
@@ -23,7 +26,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit
 
 from flask import Blueprint, Response, flash, request, url_for
 
-from app.client import ApiClient, ApiProblem, Forbidden, NotFound
+from app.client import ApiClient, ApiProblem, Forbidden, NotFound, ValidationProblem
 from app.contract.providers import ProviderListQuery, ProviderWithRelations
 from app.contract.shifts import ShiftListQuery, ShiftRead
 from app.contract.teams import TeamListQuery, TeamRead
@@ -33,15 +36,19 @@ from app.contract.time_off import (
     TimeOffPolicyRead,
     TimeOffRequestFilter,
     TimeOffRequestListQuery,
+    TimeOffRequestPage,
     TimeOffRequestRead,
 )
 from app.contract.users import UserMe
 from app.web.auth import api, current_user
+from app.web.filters import format_leave, site_today
 from app.web.htmx import is_partial, render, render_macro, see_other
 from app.web.manage_schedule.calendar import local_instant, my_teams, zone
 from app.web.manage_time_off.forms import (
     STRATEGIES,
     BulkApproveForm,
+    CancelLeaveForm,
+    KeepLeaveForm,
     QueueFilterForm,
     TimeOffApproveForm,
     TimeOffRejectForm,
@@ -57,36 +64,20 @@ MACROS = "_macros/manager.html"
 DECIDABLE = {"pending"}
 
 
+STATUS_WORDS = {
+    "pending": "Pending", "approved": "Approved", "rejected": "Rejected",
+    "cancelled": "Cancelled", "pending_sync": "Being recorded", "sync_failed": "Not recorded",
+}
+
+
 @bp.context_processor
 def _helpers() -> dict[str, Any]:
-    return {"request_days": request_days, "outcome": outcome}
-
-
-DASH = "\u2013"
+    return {"outcome": outcome, "status_words": STATUS_WORDS, "strategy_done": STRATEGY_DONE}
 
 
 def request_days(req: TimeOffRequestRead) -> str:
-    """The days (or hours) a request covers on the site's calendar."""
-    start, end = blocked_window(req)
-    site = zone()
-    first, stop = start.astimezone(site), end.astimezone(site)
-    midnight = datetime.min.time()
-    if first.time() == midnight and stop.time() == midnight:
-        last = stop - timedelta(days=1)
-        if last.date() <= first.date():
-            return _day_text(first)
-        return f"{_day_text(first)} {DASH} {_day_text(last)}"
-    if first.date() == stop.date():
-        return f"{_day_text(first)}, {_clock(first)} {DASH} {_clock(stop)}"
-    return f"{_day_text(first)}, {_clock(first)} {DASH} {_day_text(stop)}, {_clock(stop)}"
-
-
-def _day_text(moment: datetime) -> str:
-    return f"{moment:%a} {moment.day} {moment:%b %Y}"
-
-
-def _clock(moment: datetime) -> str:
-    return moment.strftime("%I:%M %p").lstrip("0")
+    """The days (or hours) a request covers, as every time-off page writes them."""
+    return format_leave(req, zone(), site_today(zone()))
 
 
 def outcome(strategy: str, count: int, who: str) -> str:
@@ -119,6 +110,12 @@ class Row:
     team_id: uuid.UUID | None = None
 
     @property
+    def asks_to_cancel(self) -> bool:
+        """Whether the provider asked to cancel this approved leave and waits for a decision."""
+        return (self.request.status == "approved"
+                and self.request.cancellation_requested_at is not None)
+
+    @property
     def schedule_url(self) -> str:
         """The team schedule on the week the request starts."""
         day = self.request.start_date.astimezone(zone()).date()
@@ -136,6 +133,8 @@ class Detail:
     problem: ApiProblem | None = None
     approve_form: TimeOffApproveForm | None = None
     reject_form: TimeOffRejectForm | None = None
+    cancel_form: CancelLeaveForm | None = None
+    keep_form: KeepLeaveForm | None = None
 
 
 @dataclass
@@ -146,6 +145,7 @@ class Queue:
     rows: list[Row]
     cursor: str | None
     pending: int
+    cancellations: int
     teams: list[TeamRead]
     providers: dict[uuid.UUID, ProviderWithRelations]
     policies: list[TimeOffPolicyRead]
@@ -179,13 +179,18 @@ def _filters(args: Any) -> dict[str, str]:
 
 
 def list_query(filters: dict[str, str]) -> TimeOffRequestListQuery:
-    """The list query the filters name (malformed values are left out; the form reports them)."""
+    """The list query the filters name (malformed values are left out; the form reports them,
+    and dates the wrong way round are both left out)."""
     status = filters.get("status", "pending")
     start = _day(filters.get("start"))
     end = _day(filters.get("end"))
+    if start and end and end < start:
+        start = end = None
     return TimeOffRequestListQuery(
-        status=None if status == "any" else [status] if status in {
-            "pending", "approved", "rejected", "cancelled"} else ["pending"],
+        status=None if status == "any" else ["approved"] if status == "cancellation"
+        else [status] if status in {"pending", "approved", "rejected", "cancelled"}
+        else ["pending"],
+        cancellation_requested=True if status == "cancellation" else None,
         team_id=_uuid(filters.get("team")),
         provider_id=_uuid(filters.get("provider")),
         policy_id=_uuid(filters.get("policy")),
@@ -204,14 +209,32 @@ def _day(text: str | None) -> date | None:
 
 
 def first_round(client: ApiClient, query: TimeOffRequestListQuery) -> list[Any]:
-    """The queue's concurrent reads: the page, the pending count, teams, providers, policies."""
+    """The queue's concurrent reads: the page, the pending count, the count of cancellations
+    waiting for a decision, teams, providers, policies."""
     return client.concurrently(
-        lambda: client.list_time_off_requests(query),
+        lambda: _page_or_problem(client, query),
         lambda: client.count_time_off_requests(TimeOffRequestFilter(status=["pending"])),
+        lambda: client.count_time_off_requests(TimeOffRequestFilter(
+            status=["approved"], cancellation_requested=True)),
         lambda: client.list_teams(TeamListQuery(page_size=200)),
         lambda: client.list_providers(ProviderListQuery(page_size=200)),
         lambda: client.list_time_off_policies(TimeOffPolicyListQuery(page_size=200)),
     )
+
+
+def _page_or_problem(client: ApiClient, query: TimeOffRequestListQuery,
+                     ) -> TimeOffRequestPage | ValidationProblem:
+    """The page, or the API's refusal of the filters (shown on the form, never as an error
+    page); a stale page link (`cursor`) falls back to the first page."""
+    try:
+        return client.list_time_off_requests(query)
+    except ValidationProblem as problem:
+        if query.cursor is None:
+            return problem
+        try:
+            return client.list_time_off_requests(query.model_copy(update={"cursor": None}))
+        except ValidationProblem as again:
+            return again
 
 
 def overlap_reads(client: ApiClient, requests: list[TimeOffRequestRead],
@@ -267,7 +290,7 @@ def build_queue(filters: dict[str, str], *, me: UserMe | None = None) -> Queue:
     client = api()
     me = me or current_user()
     form = QueueFilterForm(formdata=_FormArgs(filters))
-    page, count, teams, providers, policies = first_round(client, list_query(filters))
+    page, count, asked, teams, providers, policies = first_round(client, list_query(filters))
     mine = my_teams(me, teams.items)
     people = {p.id: p for p in providers.items}
     form.team.choices = options([("", "All my teams")] + [(str(t.id), t.name) for t in mine])
@@ -278,6 +301,13 @@ def build_queue(filters: dict[str, str], *, me: UserMe | None = None) -> Queue:
         (str(p.id), p.name) for p in policies.items])
     if filters:
         form.validate()
+    if isinstance(page, ValidationProblem):
+        # The API refused filters the form let through: say so on the form, list nothing.
+        form.form_errors = [*form.form_errors, "These filters can't be used together. Change "
+                            "them, or clear them to see every request."]
+    if isinstance(page, ValidationProblem) or form.start.errors or form.end.errors:
+        # Listing without the dates the manager meant would show the wrong requests.
+        page = TimeOffRequestPage(items=[], cursor=None)
     team_names = {t.id: t.name for t in teams.items}
     shifts = [s for found in client.concurrently(*overlap_reads(client, page.items))
               for s in found]
@@ -291,7 +321,8 @@ def build_queue(filters: dict[str, str], *, me: UserMe | None = None) -> Queue:
             team_id=person.team_id if person else None,
             conflicts=_overlaps(req, shifts) if req.status == "pending" else None,
         ))
-    return Queue(form=form, rows=rows, cursor=page.cursor, pending=count.count, teams=mine,
+    return Queue(form=form, rows=rows, cursor=page.cursor, pending=count.count,
+                 cancellations=asked.count, teams=mine,
                  providers=people, policies=policies.items, filters=filters)
 
 
@@ -303,7 +334,7 @@ class _FormArgs(dict[str, str]):
 
 
 def _queue_status(queue: Queue) -> int:
-    return 422 if any(f.errors for f in queue.form) else 200
+    return 422 if any(f.errors for f in queue.form) or queue.form.form_errors else 200
 
 
 @bp.get("/manage/time-off")
@@ -366,16 +397,25 @@ def _forms(req: TimeOffRequestRead, detail: Detail, back: str) -> None:
         detail.reject_form.seen_shifts.data = shifts
     reason = detail.reject_form.rejection_reason
     reason.id = reason.label.field_id = f"reason-{req.id}"
+    if detail.cancel_form is None:
+        detail.cancel_form = CancelLeaveForm(formdata=None, seen_status=req.status, back=back)
+    if detail.keep_form is None:
+        detail.keep_form = KeepLeaveForm(formdata=None, seen_status=req.status, back=back)
+    keep = detail.keep_form.reason
+    keep.id = keep.label.field_id = f"keep-reason-{req.id}"
 
 
 def _opened(request_id: uuid.UUID, *, back: str, status: int = 200, notice: str | None = None,
             problem: ApiProblem | None = None, approve_form: TimeOffApproveForm | None = None,
-            reject_form: TimeOffRejectForm | None = None) -> Response:
+            reject_form: TimeOffRejectForm | None = None,
+            cancel_form: CancelLeaveForm | None = None,
+            keep_form: KeepLeaveForm | None = None) -> Response:
     """The request opened in place: its row alone (htmx) or the queue with it open."""
     client = api()
     req, detail = read_detail(client, request_id)
     detail.notice, detail.problem = notice, problem
     detail.approve_form, detail.reject_form = approve_form, reject_form
+    detail.cancel_form, detail.keep_form = cancel_form, keep_form
     _forms(req, detail, back)
     if is_partial():
         row = _row_for(None, req)
@@ -421,8 +461,9 @@ STRATEGY_DONE = {
 def _changed(req: TimeOffRequestRead, conflicts: list[ShiftRead], form: Any) -> str | None:
     """Why the request must be looked at again, or None when it is as the manager saw it."""
     if req.status != form.seen_status.data:
-        return (f"This request changed while you were looking at it: it is now {req.status}"
-                f"{_by(req)}. Nothing was changed by you.")
+        return (f"This request changed while you were looking at it: it is now "
+                f"{STATUS_WORDS.get(req.status, req.status).lower()}{_by(req)}. Nothing was "
+                "changed by you.")
     if req.status == "pending" and seen_shifts(conflicts) != (form.seen_shifts.data or ""):
         return ("The shifts this request overlaps changed while you were looking at it. Check "
                 "them below and decide again.")
@@ -463,8 +504,9 @@ def _problem(request_id: uuid.UUID, problem: ApiProblem, back: str, **forms: Any
     if problem.code == "invalid-state-transition":
         req = api().get_time_off_request(request_id)
         return _opened(request_id, back=back, status=409, notice=(
-            f"This request changed while you were looking at it: it is now {req.status}"
-            f"{_by(req)}. Nothing was changed by you."))
+            f"This request changed while you were looking at it: it is now "
+            f"{STATUS_WORDS.get(req.status, req.status).lower()}{_by(req)}. Nothing was "
+            "changed by you."))
     return _opened(request_id, back=back, status=problem.status, problem=problem, **forms)
 
 
@@ -505,6 +547,47 @@ def approve(request_id: uuid.UUID) -> Response:
 def reject(request_id: uuid.UUID) -> Response:
     """Reject a request with a reason."""
     return _decide(request_id, TimeOffRejectForm())
+
+
+def _answer_cancellation(request_id: uuid.UUID, form: CancelLeaveForm | KeepLeaveForm,
+                         ) -> Response:
+    """Cancel approved leave, or keep it, as its provider's request to cancel asks."""
+    back = _back(form.back.data)
+    kind = "cancel_form" if isinstance(form, CancelLeaveForm) else "keep_form"
+    if not form.validate():
+        return _opened(request_id, back=back, status=422, **{kind: form})
+    client = api()
+    try:
+        req = client.get_time_off_request(request_id)
+        if req.status != "approved" or req.cancellation_requested_at is None:
+            return _opened(request_id, back=back, status=409, notice=(
+                "This request changed while you were looking at it: nobody is waiting for a "
+                f"decision on cancelling it now (it is "
+                f"{STATUS_WORDS.get(req.status, req.status).lower()}). Nothing was changed by "
+                "you."))
+        name = _row_for(None, req).provider_name
+        when = request_days(req)
+        if isinstance(form, CancelLeaveForm):
+            done = client.cancel_time_off_request(request_id)
+            return _decided(done, back, f"Cancelled {name}'s time off ({when}). Shifts changed "
+                                        "when it was approved stay as they are.")
+        done = client.decline_time_off_cancellation(request_id, form.to_contract())
+        return _decided(done, back, f"Kept {name}'s time off ({when}). They will see your "
+                                    "answer.")
+    except ApiProblem as problem:
+        return _problem(request_id, problem, back, **{kind: form})
+
+
+@bp.post("/manage/time-off/<uuid:request_id>/cancel")
+def cancel_leave(request_id: uuid.UUID) -> Response:
+    """Cancel approved leave whose provider asked to cancel it."""
+    return _answer_cancellation(request_id, CancelLeaveForm())
+
+
+@bp.post("/manage/time-off/<uuid:request_id>/keep")
+def keep_leave(request_id: uuid.UUID) -> Response:
+    """Keep approved leave whose provider asked to cancel it, with an optional reason."""
+    return _answer_cancellation(request_id, KeepLeaveForm())
 
 
 @bp.post("/manage/time-off/approve-clean")

@@ -2,14 +2,17 @@
 
 Text values are escaped (§3.3.11), content lines folded at 75 octets without splitting a UTF-8
 character (§3.1), lines end in CRLF, and every time is UTC (`…Z`), so calendars need no
-VTIMEZONE. Must not call the API.
+VTIMEZONE. Approved full-day time off is an all-day event (`VALUE=DATE`, the end day
+exclusive, §3.6.1), part-day time off a timed one. Must not call the API.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from datetime import UTC, datetime, tzinfo
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, timedelta, tzinfo
 
+from app.web.filters import LeaveSpan
 from app.web.shifts.summary import ShiftView
 
 DASH = "\u2013"
@@ -84,12 +87,39 @@ def event(shift: ShiftView, *, now: datetime, domain: str, zone: tzinfo = UTC) -
     return lines
 
 
+@dataclass(frozen=True)
+class Leave:
+    """Approved time off: its request id, policy name and range on the site's calendar."""
+
+    id: str
+    policy: str
+    span: LeaveSpan
+
+
+def _day(value: date) -> str:
+    return value.strftime("%Y%m%d")
+
+
+def leave_event(leave: Leave, *, now: datetime, domain: str) -> list[str]:
+    """The VEVENT lines of approved time off: all-day for whole days, else timed."""
+    span = leave.span
+    if span.full_day:
+        when = [f"DTSTART;VALUE=DATE:{_day(span.first)}",
+                f"DTEND;VALUE=DATE:{_day(span.last + timedelta(days=1))}"]
+    else:
+        when = [f"DTSTART:{utc(span.start)}", f"DTEND:{utc(span.end)}"]
+    return ["BEGIN:VEVENT", f"UID:time-off-{leave.id}@{domain}", f"DTSTAMP:{utc(now)}", *when,
+            f"SUMMARY:{escape(f'Time off · {leave.policy}')}", "TRANSP:OPAQUE", "END:VEVENT"]
+
+
 def calendar(shifts: Iterable[ShiftView], *, now: datetime, domain: str, name: str,
-             zone: tzinfo = UTC) -> str:
-    """A whole VCALENDAR of `shifts`, CRLF line endings, folded."""
+             zone: tzinfo = UTC, leave: Iterable[Leave] = ()) -> str:
+    """A whole VCALENDAR of `shifts` and approved `leave`, CRLF line endings, folded."""
     lines = ["BEGIN:VCALENDAR", "VERSION:2.0", f"PRODID:{PRODID}", "CALSCALE:GREGORIAN",
              "METHOD:PUBLISH", f"X-WR-CALNAME:{escape(name)}"]
     for shift in shifts:
         lines.extend(event(shift, now=now, domain=domain, zone=zone))
+    for off in leave:
+        lines.extend(leave_event(off, now=now, domain=domain))
     lines.append("END:VCALENDAR")
     return "".join(fold(line) + "\r\n" for line in lines)

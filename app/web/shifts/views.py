@@ -1,9 +1,10 @@
 """My shifts and open shifts (blueprint `shifts`):
 the provider's schedule, its calendar export, and claiming.
 
-`GET /shifts/mine` shows the provider's shifts as a week (`?week=YYYY-MM-DD`, any day of it) or
-as a list of the coming four weeks (`?view=list`); `GET /shifts/mine.ics` exports them as an
-RFC 5545 calendar. `GET /shifts/open` lists the open shifts the provider could take, and
+`GET /shifts/mine` shows the provider's shifts and approved time off as a week
+(`?week=YYYY-MM-DD`, any day of it) or as a list of the coming four weeks (`?view=list`);
+`GET /shifts/mine.ics` exports both as an RFC 5545 calendar (time off as all-day events, or
+timed for part of a day). `GET /shifts/open` lists the open shifts the provider could take, and
 `POST /shifts/<id>/claim` claims one, every claim problem of the spec shown on the shift in
 words.
 
@@ -13,7 +14,7 @@ Must not import `app.api`; it reaches the API only through `app.client`.
 from __future__ import annotations
 
 import uuid
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime, timedelta
 from functools import partial
 from typing import Any
@@ -25,7 +26,9 @@ from app.contract.common import parse_timestamp
 from app.contract.labels import LabelListQuery
 from app.contract.shifts import ShiftListQuery, ShiftRead
 from app.contract.teams import TeamListQuery
+from app.contract.time_off import TimeOffRequestListQuery, TimeOffRequestRead
 from app.web.auth import api, my_provider_id
+from app.web.filters import LeaveSpan, leave_span
 from app.web.htmx import is_partial, render, render_macro, see_other
 from app.web.shifts import ics
 from app.web.shifts.summary import (
@@ -53,27 +56,70 @@ def _local_midnight(day: date, zone: Any) -> datetime:
     return datetime(day.year, day.month, day.day, tzinfo=zone).astimezone(UTC)
 
 
-def fetch(client: ApiClient, *queries: ShiftListQuery | None) -> list[Any]:
+def fetch(client: ApiClient, *queries: ShiftListQuery | None,
+          time_off: TimeOffRequestListQuery | None = None) -> list[Any]:
     """A page's one concurrent round: the user, the shifts of each query (every page; None
-    asks nothing), teams and labels (the page benchmark makes the same calls)."""
-    me, teams, labels, *found = client.concurrently(
+    asks nothing), teams, labels and, when asked, the time off of `time_off` (every page; the
+    page benchmark makes the same calls)."""
+    reads: list[Any] = [
         client.me,
         lambda: client.list_teams(TeamListQuery(page_size=200)),
         lambda: client.list_labels(LabelListQuery(page_size=200)),
+        partial(_every_request, client, time_off) if time_off is not None else list,
         *(partial(_every_shift, client, query) for query in queries if query is not None),
-    )
-    return [me, [shift for shifts in found for shift in shifts], teams, labels]
+    ]
+    me, teams, labels, leave, *found = client.concurrently(*reads)
+    return [me, [shift for shifts in found for shift in shifts], teams, labels, leave]
 
 
 def _every_shift(client: ApiClient, query: ShiftListQuery) -> list[ShiftRead]:
     return list(client.iterate(client.list_shifts, query))
 
 
-def _fetch(*queries: ShiftListQuery | None,
-           ) -> tuple[Any, list[ShiftRead], dict[str, str], dict[str, Any]]:
-    me, shifts, teams, labels = fetch(api(), *queries)
+def _every_request(client: ApiClient, query: TimeOffRequestListQuery,
+                   ) -> list[TimeOffRequestRead]:
+    return list(client.iterate(client.list_time_off_requests, query))
+
+
+def leave_query(start: datetime, end: datetime, provider_id: uuid.UUID | None,
+                ) -> TimeOffRequestListQuery | None:
+    """The provider's approved time off overlapping `start` to `end` (None: not a provider)."""
+    if provider_id is None:
+        return None
+    return TimeOffRequestListQuery(provider_id=provider_id, status=["approved"],
+                                   start_date=start, end_date=end, page_size=200)
+
+
+def _fetch(*queries: ShiftListQuery | None, time_off: TimeOffRequestListQuery | None = None,
+           ) -> tuple[Any, list[ShiftRead], dict[str, str], dict[str, Any],
+                      list[TimeOffRequestRead]]:
+    me, shifts, teams, labels, leave = fetch(api(), *queries, time_off=time_off)
     g.shiftdesk_me = me  # the menu reads it; no second call
-    return me, shifts, team_names(teams.items), label_views(labels.items)
+    return me, shifts, team_names(teams.items), label_views(labels.items), leave
+
+
+@dataclass(frozen=True)
+class LeaveView:
+    """Approved time off as My shifts draws it."""
+
+    id: str
+    policy: str
+    span: LeaveSpan
+    request: TimeOffRequestRead
+
+    @property
+    def start(self) -> datetime:
+        """When it starts (for ordering beside shifts)."""
+        return self.span.start
+
+
+def leave_views(requests: list[TimeOffRequestRead], provider_id: uuid.UUID | None,
+                zone: Any) -> list[LeaveView]:
+    """The provider's approved time off, by start."""
+    views = [LeaveView(id=str(r.id), policy=r.policy.name if r.policy else "Time off",
+                       span=leave_span(r, zone), request=r)
+             for r in requests if r.status == "approved" and r.provider_id == provider_id]
+    return sorted(views, key=lambda v: v.start)
 
 
 def own_query(start: datetime, end: datetime, provider_id: uuid.UUID | None,
@@ -116,22 +162,28 @@ def mine() -> Response:
     now = datetime.now(UTC)
     today = now.astimezone(_zone()).date()
     as_list = request.args.get("view") == "list"
+    provider_id = my_provider_id()
     if as_list:
         monday = _week_start(None, today)
-        query = own_query(now, now + timedelta(days=LIST_DAYS), my_provider_id())
+        start, end = now, now + timedelta(days=LIST_DAYS)
     else:
         monday = _week_start(request.args.get("week"), today)
-        query = week_query(monday, _zone(), my_provider_id())
-    me, shifts, teams, labels = _fetch(query)
+        start = _local_midnight(monday, _zone())
+        end = _local_midnight(monday + timedelta(days=7), _zone())
+    me, shifts, teams, labels, leave = _fetch(own_query(start, end, provider_id),
+                                              time_off=leave_query(start, end, provider_id))
     views = [shift_view(s, teams, labels) for s in shifts
              if s.provider is not None and s.provider == me.provider_id]
-    days: list[tuple[date, list[ShiftView]]] = []
+    off = leave_views(leave, me.provider_id, _zone())
+    days: list[tuple[date, list[LeaveView], list[ShiftView]]] = []
     if not as_list:
         for offset in range(7):
             day = monday + timedelta(days=offset)
-            days.append((day, [v for v in views if v.start.astimezone(_zone()).date() == day]))
+            days.append((day, [v for v in off if day in v.span.days],
+                         [v for v in views if v.start.astimezone(_zone()).date() == day]))
+    entries = sorted([*views, *off], key=lambda v: v.start)
     return render("shifts/mine.html", fragment="my_shifts", as_list=as_list, shifts=views,
-                  days=days, monday=monday, today=today,
+                  leave=off, entries=entries, days=days, monday=monday, today=today,
                   previous=(monday - timedelta(days=7)).isoformat(),
                   following=(monday + timedelta(days=7)).isoformat(),
                   total=sum(v.minutes - v.break_minutes for v in views))
@@ -139,19 +191,21 @@ def mine() -> Response:
 
 @bp.get("/shifts/mine.ics")
 def export() -> Response:
-    """The provider's shifts (two weeks back, four months ahead) as an iCalendar file."""
+    """The provider's shifts and approved time off (two weeks back, four months ahead) as an
+    iCalendar file."""
     client = api()
     now = datetime.now(UTC)
-    me = client.me()
-    query = ShiftListQuery(start_date=now - EXPORT_PAST, end_date=now + EXPORT_AHEAD,
-                           provider_id=me.provider_id, include_display_names=True,
-                           page_size=200)
-    shifts = list(client.iterate(client.list_shifts, query))
-    teams = team_names(client.list_teams(TeamListQuery(page_size=200)).items)
-    views = [shift_view(s, teams) for s in shifts if s.provider == me.provider_id]
+    start, end = now - EXPORT_PAST, now + EXPORT_AHEAD
+    provider_id = my_provider_id()
+    me, shifts, teams, _labels, leave = fetch(client, own_query(start, end, provider_id),
+                                              time_off=leave_query(start, end, provider_id))
+    names = team_names(teams.items)
+    views = [shift_view(s, names) for s in shifts if s.provider == me.provider_id]
     host = request.host.split(":")[0] or "shiftdesk"
     body = ics.calendar(views, now=now, domain=host, name=f"Shifts of {me.name}",
-                        zone=_zone())
+                        zone=_zone(), leave=[
+                            ics.Leave(id=v.id, policy=v.policy, span=v.span)
+                            for v in leave_views(leave, me.provider_id, _zone())])
     return Response(body, mimetype="text/calendar", headers={
         "Content-Disposition": 'attachment; filename="my-shifts.ics"',
         "Cache-Control": "private, no-store"})
@@ -160,7 +214,7 @@ def export() -> Response:
 def _open_views() -> tuple[list[ShiftView], dict[str, list[ShiftView]]]:
     """The open shifts not yet started, and for each the provider's shifts it overlaps."""
     now = datetime.now(UTC)
-    me, shifts, teams, labels = _fetch(*open_queries(now, my_provider_id()))
+    me, shifts, teams, labels, _leave = _fetch(*open_queries(now, my_provider_id()))
     # Claims close the API's notice window before the start (the same setting it reads): say so
     # instead of offering a button that can only be refused.
     notice = timedelta(minutes=current_app.extensions["shiftdesk_web"].settings

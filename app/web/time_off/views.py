@@ -3,9 +3,11 @@
 `GET /time-off` lists the provider's requests with their states; `GET /time-off/new` is the
 request form and `POST /time-off` sends it (problems inline, each on its field;
 `provider-not-in-policy` on the policy); its "Check my shifts" button shows the shifts the days
-touch without sending anything. `GET /time-off/<id>` shows a request: days, hours paid
-and the provider's shifts it touches. `GET|POST /time-off/<id>/cancel` cancels a pending (or
-approved) request.
+touch without sending anything; a request overlapping one the provider already holds is
+refused inline, naming it. `GET /time-off/<id>` shows a request: days, hours paid and the
+provider's shifts it touches. `GET|POST /time-off/<id>/cancel` withdraws a pending request at
+once, or asks the manager to cancel approved leave that has not started (the manager decides);
+leave that has started or ended offers no cancelling at all.
 
 Must not import `app.api`; it reaches the API only through `app.client`.
 """
@@ -13,6 +15,7 @@ Must not import `app.api`; it reaches the API only through `app.client`.
 from __future__ import annotations
 
 import uuid
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -29,6 +32,7 @@ from app.contract.time_off import (
     TimeOffRequestRead,
 )
 from app.web.auth import api, current_user, my_provider_id
+from app.web.filters import format_leave, site_today
 from app.web.forms import apply_problem
 from app.web.htmx import render, see_other
 from app.web.shifts.summary import shift_view, team_names
@@ -40,11 +44,44 @@ STATUS_WORDS = {
     "pending": "Waiting for your manager", "approved": "Approved", "rejected": "Rejected",
     "cancelled": "Cancelled", "pending_sync": "Being recorded", "sync_failed": "Not recorded",
 }
-CANCELLABLE = ("pending", "approved")
+CANCEL_ASKED = "Cancellation requested \u2014 waiting for your manager"
 
 
 def _zone() -> Any:
     return current_app.extensions["shiftdesk_web"].settings.zone
+
+
+@dataclass(frozen=True)
+class RequestView:
+    """A request as its provider reads it: state in words, the action they have, and why not."""
+
+    request: TimeOffRequestRead
+    state: str  # in words
+    state_key: str  # the CSS modifier of the state tag
+    action: str | None  # "withdraw" (pending), "ask" (approved, not started) or None
+    note: str | None  # a sentence under the state: a declined cancellation, or whom to ask
+
+
+def request_view(req: TimeOffRequestRead, now: datetime) -> RequestView:
+    """What the provider may do with `req` at `now` (the API decides again when they do it)."""
+    if req.status == "pending":
+        return RequestView(req, STATUS_WORDS["pending"], "pending", "withdraw", None)
+    if req.status != "approved":
+        return RequestView(req, STATUS_WORDS.get(req.status, "Unknown"), req.status, None,
+                           None)
+    if req.cancellation_requested_at is not None:
+        return RequestView(req, CANCEL_ASKED, "cancel-asked", None,
+                           "Your manager decides whether to cancel this leave; until then it "
+                           "stays approved.")
+    if req.start_date <= now:
+        over = req.end_date <= now
+        return RequestView(req, STATUS_WORDS["approved"], "approved", None,
+                           ("This leave is over." if over else "This leave has started.")
+                           + " To change it, ask your manager.")
+    note = None
+    if req.cancellation_decline_reason:
+        note = f"Your manager kept this leave: {req.cancellation_decline_reason}"
+    return RequestView(req, STATUS_WORDS["approved"], "approved", "ask", note)
 
 
 def fetch(client: ApiClient) -> list[Any]:
@@ -75,8 +112,9 @@ def _form(policies: list[TimeOffPolicyRead], formdata: Any = None) -> TimeOffReq
 
 def _list(requests: list[TimeOffRequestRead], policies: list[TimeOffPolicyRead]) -> Response:
     names = {str(p.id): p.name for p in policies}
-    return render("time_off/index.html", fragment="time_off_requests", requests=requests,
-                  policies=names, words=STATUS_WORDS, cancellable=CANCELLABLE)
+    now = datetime.now(UTC)
+    return render("time_off/index.html", fragment="time_off_requests",
+                  requests=[request_view(r, now) for r in requests], policies=names)
 
 
 def _new(form: TimeOffRequestForm, status: int = 200, touched: list[Any] | None = None,
@@ -136,12 +174,27 @@ def create() -> Response:
             raise
         if problem.code == "provider-not-in-policy":
             form.policy_id.errors = [*form.policy_id.errors, problem.detail]
+        elif problem.code == "time-off-request-overlap":
+            form.form_errors = [*form.form_errors, overlap_message(problem)]
         else:
             apply_problem(form, problem)
         return _new(form, status=422)
     flash(f"Request sent: {made.paid_hours:g} hours to be paid. It waits for your manager.",
           "success")
     return see_other(url_for("time_off.show", request_id=made.id))
+
+
+def overlap_message(problem: ApiProblem) -> str:
+    """A refused duplicate in words, naming the request(s) already held for those days."""
+    held = []
+    for c in problem.extensions.get("conflicts") or []:
+        state = "approved" if c.get("status") == "approved" else "waiting for your manager"
+        held.append(f"{c.get('policyName') or 'Time off'}, "
+                    f"{format_leave(c, _zone(), site_today(_zone()))} ({state})")
+    if not held:
+        return problem.detail
+    return ("You already asked for time off on these days: " + "; ".join(held)
+            + ". Change or withdraw that request instead of asking twice.")
 
 
 def _request(request_id: uuid.UUID) -> tuple[TimeOffRequestRead, list[Any], str]:
@@ -171,21 +224,40 @@ def _request(request_id: uuid.UUID) -> tuple[TimeOffRequestRead, list[Any], str]
 def show(request_id: uuid.UUID) -> Response:
     """One request: its days, hours paid, state and the shifts it touches."""
     asked, touched, policy = _request(request_id)
-    return render("time_off/show.html", asked=asked, touched=touched, policy=policy,
-                  words=STATUS_WORDS, cancellable=CANCELLABLE)
+    return render("time_off/show.html", view=request_view(asked, datetime.now(UTC)),
+                  asked=asked, touched=touched, policy=policy)
 
 
 @bp.get("/time-off/<uuid:request_id>/cancel")
 def confirm_cancel(request_id: uuid.UUID) -> Response:
-    """Ask before cancelling a request."""
+    """Ask before withdrawing a request, or before asking the manager to cancel leave."""
     asked, touched, policy = _request(request_id)
-    return render("time_off/confirm_cancel.html", asked=asked, touched=touched,
-                  policy=policy, words=STATUS_WORDS)
+    view = request_view(asked, datetime.now(UTC))
+    if view.action is None:  # nothing to confirm: the request page says why
+        return see_other(url_for("time_off.show", request_id=request_id))
+    return render("time_off/confirm_cancel.html", view=view, asked=asked, touched=touched,
+                  policy=policy)
 
 
 @bp.post("/time-off/<uuid:request_id>/cancel")
 def cancel(request_id: uuid.UUID) -> Response:
-    """Cancel the request."""
-    api().cancel_time_off_request(request_id)
-    flash("Your time-off request was cancelled.", "success")
-    return see_other(url_for("time_off.index"))
+    """Withdraw a pending request, or ask the manager to cancel approved leave."""
+    show_url = url_for("time_off.show", request_id=request_id)
+    try:
+        done = api().cancel_time_off_request(request_id)
+    except ApiProblem as problem:
+        if problem.code == "time-off-already-started":
+            flash("This leave has started, so it can't be cancelled here. To change it, ask "
+                  "your manager.", "error")
+        elif problem.code == "invalid-state-transition":
+            flash("This request can't be cancelled any more: it was decided meanwhile. "
+                  "Its state is shown below.", "error")
+        else:
+            raise
+        return see_other(show_url)
+    if done.status == "cancelled":
+        flash("Your time-off request was withdrawn.", "success")
+        return see_other(url_for("time_off.index"))
+    flash("Your manager has been asked to cancel this leave. It stays approved until they "
+          "decide.", "success")
+    return see_other(show_url)

@@ -164,3 +164,25 @@ def test_bulk_approve_and_forged_decision(site, tab, arrange):
     assert answer.status == 403
     assert '<div class="problem" role="alert">' in answer.text()
     assert "Time-off queue" in answer.text()
+
+
+@pytest.mark.parametrize("javascript", [True, False], ids=["js", "no-js"])
+def test_reversed_filter_dates_keep_the_page(site, phones, javascript):
+    if site.mode == "split" and not javascript:
+        pytest.skip("no-JS journeys run in embedded mode")
+    tab = phones(javascript=javascript)
+    tab.sign_in("manager@example.com", start="/manage/time-off")
+    page = tab.page
+    page.get_by_label("Status").select_option(label="Any status")
+    page.get_by_label("From").fill("2027-02-10")
+    page.get_by_label("To").fill("2027-02-01")
+    tab.click(page.get_by_role("button", name="Show requests"))
+    expect(page.get_by_role("heading", level=1)).to_contain_text("Time-off queue")
+    expect(page.get_by_role("alert")).to_contain_text("can't be before the From date")
+    expect(page.get_by_label("From")).to_have_value("2027-02-10")
+    expect(page.get_by_label("To")).to_have_value("2027-02-01")
+    expect(page.get_by_label("To")).to_have_attribute("aria-invalid", "true")
+    expect(page.get_by_label("Status")).to_have_value("any")
+    expect(page.get_by_role("main")).not_to_contain_text("endDate")
+    expect(page.get_by_text("Fix the filters above to see requests.")).to_be_visible()
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390

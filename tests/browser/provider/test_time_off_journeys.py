@@ -1,5 +1,5 @@
 """Time-off journeys: a request is made, appears pending with its hours and touched shifts, and
-is cancelled; a policy the provider is not in is refused on its field. With and without
+is withdrawn; a policy the provider is not in is refused on its field. With and without
 JavaScript."""
 
 from __future__ import annotations
@@ -49,10 +49,10 @@ def test_request_time_off_then_cancel_it(site, tab, no_js_tab, javascript):
     request = page.get_by_role("listitem").filter(has_text="Paid time off")
     expect(request).to_contain_text("Waiting for your manager")
 
-    browse.click(request.get_by_role("link", name="Cancel"))
-    expect(page.get_by_role("heading", level=1)).to_have_text("Cancel this request?")
-    browse.click(page.get_by_role("button", name="Cancel request"))
-    expect(page.get_by_role("status")).to_contain_text("Your time-off request was cancelled.")
+    browse.click(request.get_by_role("link", name="Withdraw"))
+    expect(page.get_by_role("heading", level=1)).to_have_text("Withdraw this request?")
+    browse.click(page.get_by_role("button", name="Withdraw request"))
+    expect(page.get_by_role("status")).to_contain_text("Your time-off request was withdrawn.")
     expect(page.get_by_role("listitem").filter(has_text="Paid time off")).to_contain_text(
         "Cancelled")
 

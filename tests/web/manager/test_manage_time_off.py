@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import html
 from datetime import UTC, datetime, timedelta
 
+from app.api import models as m
 from tests.factories import uid
 from tests.web.manager.conftest import add_request, add_shift
 
@@ -206,3 +208,103 @@ def test_queue_marks_a_conflict_hidden_behind_many_other_shifts(mweb, arrange):
     row = row[:row.index("Review and decide")]
     assert "No shift conflicts" not in row
     assert "1 shift overlap" in row
+
+
+# Cancellation requests, filter mistakes, words instead of wire names ------------------------------
+
+def _asks_to_cancel(arrange, start, **extra):
+    def make(s, w):
+        request_id = add_request(s, w, start=start, status="approved", **extra)
+        row = s.get(m.TimeOffRequest, request_id)
+        row.cancellation_requested_at = datetime(2026, 5, 20, 14, 0, tzinfo=UTC)
+        row.conflict_resolution = "calloutWithOpen"
+        return request_id
+
+    return arrange(make)
+
+
+def test_cancellation_requests_are_announced_and_filtered(mweb, arrange):
+    request_id = _asks_to_cancel(arrange, DAY.replace(day=15))
+    mweb.sign_in("manager@example.com")
+    queue = html.unescape(mweb.client.get("/manage/time-off").get_data(as_text=True))
+    assert "Cancellation requests: 1 waiting for your decision" in queue
+    listed = mweb.client.get("/manage/time-off?status=cancellation")
+    body = html.unescape(listed.get_data(as_text=True))
+    assert listed.status_code == 200
+    assert f'id="request-{request_id}"' in body
+    assert "Asks to cancel" in body
+    assert "Pat Provider asked on Wed 20 May 2026 to cancel this approved leave." in body
+    assert "Mon 15 Jun · 1 day" in body or "Mon 15 Jun 2026 · 1 day" in body
+    assert "calloutWithOpen" not in body
+    assert "Shifts marked as callouts, open copies posted" in body
+    assert body.count('class="request-row') == 1
+
+
+def test_cancel_the_leave_with_and_without_javascript(mweb, arrange):
+    first = _asks_to_cancel(arrange, DAY.replace(day=16))
+    second = _asks_to_cancel(arrange, DAY.replace(day=17))
+    mweb.sign_in("manager@example.com")
+    opened = html.unescape(_opened(mweb, first).get_data(as_text=True))
+    assert "Pat Provider asks to cancel this leave" in opened
+    assert "Cancel the leave" in opened
+    assert "Keep it" in opened
+    full = mweb.client.post(f"/manage/time-off/{first}/cancel", data={
+        "csrf_token": _csrf(mweb), "seen_status": "approved",
+        "back": "/manage/time-off?status=cancellation"})
+    assert full.status_code == 303
+    assert full.headers["Location"] == "/manage/time-off?status=cancellation"
+    page = html.unescape(mweb.client.get(full.headers["Location"]).get_data(as_text=True))
+    assert "Cancelled Pat Provider's time off (" in page
+    assert f'id="request-{first}"' not in page
+    partial = mweb.client.post(f"/manage/time-off/{second}/cancel", headers=HX, data={
+        "csrf_token": _csrf(mweb), "seen_status": "approved", "back": "/manage/time-off"})
+    body = partial.get_data(as_text=True)
+    assert partial.status_code == 200
+    assert body.strip().startswith(f'<li id="request-{second}"')
+    assert "Cancelled" in body
+    assert "hx-swap-oob" in body
+
+
+def test_keep_it_tells_the_provider_why(mweb, arrange):
+    request_id = _asks_to_cancel(arrange, datetime(2027, 6, 18, 4, 0, tzinfo=UTC))
+    mweb.sign_in("manager@example.com")
+    answer = mweb.client.post(f"/manage/time-off/{request_id}/keep", headers=HX, data={
+        "csrf_token": _csrf(mweb), "seen_status": "approved", "back": "/manage/time-off",
+        "reason": "  Cover is already booked  "})
+    body = html.unescape(answer.get_data(as_text=True))
+    assert answer.status_code == 200
+    assert "Kept Pat Provider's time off" in body
+    assert "Kept after a request to cancel: Cover is already booked" in body
+    again = mweb.client.post(f"/manage/time-off/{request_id}/keep", data={
+        "csrf_token": _csrf(mweb), "seen_status": "approved", "back": "/manage/time-off"})
+    assert again.status_code == 409
+    assert "nobody is waiting for a decision on cancelling it now" in html.unescape(
+        again.get_data(as_text=True))
+    mweb.sign_in("provider@example.com")
+    page = html.unescape(mweb.client.get(f"/time-off/{request_id}").get_data(as_text=True))
+    assert "Your manager kept this leave: Cover is already booked" in page
+
+
+def test_reversed_filter_dates_are_inline_with_the_filters_kept(mweb):
+    mweb.sign_in("manager@example.com")
+    for headers in ({}, {**HX, "HX-Boosted": "true"}):  # the boosted filter form: whole page
+        answer = mweb.client.get(
+            "/manage/time-off?status=any&start=2026-06-10&end=2026-06-01", headers=headers)
+        body = html.unescape(answer.get_data(as_text=True))
+        assert answer.status_code == 422
+        assert "The To date can't be before the From date." in body
+        assert "endDate" not in body
+    full = html.unescape(mweb.client.get(
+        "/manage/time-off?status=any&start=2026-06-10&end=2026-06-01").get_data(as_text=True))
+    assert "<title>Error:" in full
+    assert 'id="end-error"' in full
+    assert 'value="2026-06-10"' in full
+    assert 'value="2026-06-01"' in full
+    assert '<option selected value="any">' in full
+
+
+def test_stale_page_link_falls_back_to_the_first_page(mweb):
+    mweb.sign_in("manager@example.com")
+    answer = mweb.client.get("/manage/time-off?status=any&cursor=not-a-real-cursor")
+    assert answer.status_code == 200
+    assert "Time-off queue" in answer.get_data(as_text=True)

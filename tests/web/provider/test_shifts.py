@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import html
 import re
-from datetime import timedelta
+from datetime import UTC, datetime, time, timedelta
 
 from app.api import models as m
 from tests.factories import uid
@@ -163,3 +163,76 @@ def test_ics_escapes_text_and_folds_without_splitting_characters():
     assert all(p.startswith(" ") for p in pieces[1:])
     assert "".join(p[1:] if i else p for i, p in enumerate(pieces)) == line
     assert ics.fold("SUMMARY:short") == "SUMMARY:short"
+
+
+# Approved time off on My shifts and in the calendar -----------------------------------------------
+
+def _approved(pweb, email, *, start, end, full_day=True):
+    """An approved PTO request of `email` from `start` to `end` (UTC); returns its id."""
+    def make(session):
+        request = m.TimeOffRequest(
+            status="approved", start_date=start, end_date=end, policy_id=uid("policy:pto"),
+            provider_id=uid(f"user:{email}"), note=None, paid_hours=8.0, is_full_day=full_day)
+        session.add(request)
+        session.flush()
+        return request.id
+
+    return arrange(pweb, make)
+
+
+def _midnight(pweb, day):
+    zone = pweb.app.config["SHIFTDESK"].zone
+    return datetime.combine(day, time(0), tzinfo=zone).astimezone(UTC)
+
+
+def test_approved_time_off_shows_on_the_week_and_the_list(pweb):
+    email = fresh_provider(pweb)
+    zone = pweb.app.config["SHIFTDESK"].zone
+    first = (now() + timedelta(days=3)).astimezone(zone).date()
+    _approved(pweb, email, start=_midnight(pweb, first),
+              end=_midnight(pweb, first + timedelta(days=2)))
+    pweb.sign_in(email)
+    for week in (first, first + timedelta(days=1)):
+        page = pweb.client.get(f"/shifts/mine?week={week.isoformat()}",
+                               headers={"HX-Request": "true"})
+        body = html.unescape(page.get_data(as_text=True))
+        assert page.status_code == 200
+        day = body[body.index(f"{first:%a} {first.day} {first:%b}"):]
+        day = day[:day.index("</li>")]
+        assert "Time off · Paid time off" in day
+        assert "Free" not in day
+    listing = html.unescape(pweb.client.get("/shifts/mine?view=list").get_data(as_text=True))
+    assert "Time off · Paid time off" in listing
+    assert "· 2 days" in listing
+
+
+def test_part_day_time_off_shows_its_hours_on_the_week(pweb):
+    email = fresh_provider(pweb)
+    zone = pweb.app.config["SHIFTDESK"].zone
+    day = (now() + timedelta(days=4)).astimezone(zone).date()
+    start = datetime.combine(day, time(9), tzinfo=zone)
+    _approved(pweb, email, start=start, end=start + hours(4), full_day=False)
+    pweb.sign_in(email)
+    body = html.unescape(pweb.client.get(f"/shifts/mine?week={day.isoformat()}").get_data(
+        as_text=True))
+    assert "Time off · Paid time off, 9:00 AM \u2013 1:00 PM" in body
+
+
+def test_calendar_export_has_time_off_as_all_day_and_timed_events(pweb):
+    email = fresh_provider(pweb)
+    zone = pweb.app.config["SHIFTDESK"].zone
+    first = (now() + timedelta(days=5)).astimezone(zone).date()
+    whole = _approved(pweb, email, start=_midnight(pweb, first),
+                      end=_midnight(pweb, first + timedelta(days=2)))
+    start = datetime.combine(first + timedelta(days=7), time(9), tzinfo=zone)
+    part = _approved(pweb, email, start=start, end=start + hours(4), full_day=False)
+    pweb.sign_in(email)
+    text = pweb.client.get("/shifts/mine.ics").get_data(as_text=True).replace("\r\n ", "")
+    event = text[text.index(f"UID:time-off-{whole}@"):]
+    event = event[:event.index("END:VEVENT")]
+    assert f"DTSTART;VALUE=DATE:{first:%Y%m%d}" in event
+    assert f"DTEND;VALUE=DATE:{first + timedelta(days=2):%Y%m%d}" in event
+    assert "SUMMARY:Time off · Paid time off" in event
+    timed = text[text.index(f"UID:time-off-{part}@"):]
+    timed = timed[:timed.index("END:VEVENT")]
+    assert f"DTSTART:{start.astimezone(UTC):%Y%m%dT%H%M%SZ}" in timed

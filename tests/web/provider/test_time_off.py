@@ -1,14 +1,15 @@
 """Time off through the test client: the list and form, sending a request, problems on their
-fields, the request page with hours paid and touched shifts, cancelling."""
+fields, the request page with hours paid and touched shifts, withdrawing."""
 
 from __future__ import annotations
 
 import html
 import re
-from datetime import timedelta
+from datetime import UTC, datetime, time, timedelta
 
+from app.api import models as m
 from tests.factories import uid
-from tests.web.provider.conftest import fresh_provider, hours, now, shift_for
+from tests.web.provider.conftest import arrange, fresh_provider, hours, now, shift_for
 
 PTO = str(uid("policy:pto"))
 SICK = str(uid("policy:sick"))
@@ -52,11 +53,11 @@ def test_request_is_made_shows_hours_and_touched_shifts_then_cancelled(pweb):
     assert "Shifts it touches" in body
     assert "Registered Nurse" in body
     cancel_url = re.search(r'href="(/time-off/[0-9a-f-]+/cancel)"', body).group(1)
-    assert "Cancel this request?" in pweb.client.get(cancel_url).get_data(as_text=True)
+    assert "Withdraw this request?" in pweb.client.get(cancel_url).get_data(as_text=True)
     done = pweb.client.post(cancel_url, data={"csrf_token": pweb.csrf()})
     assert done.status_code == 303
     listing = pweb.client.get("/time-off").get_data(as_text=True)
-    assert "Your time-off request was cancelled." in listing
+    assert "Your time-off request was withdrawn." in listing
     assert "Cancelled" in listing
 
 
@@ -136,3 +137,134 @@ def test_check_my_shifts_lists_them_and_sends_nothing(pweb):
     assert "Registered Nurse" in body
     listing = pweb.client.get("/time-off").get_data(as_text=True)
     assert "You have no time-off requests yet." in listing
+
+
+# Dates as people say them, duplicates, withdrawing and asking to cancel ---------------------------
+
+DASH = "\u2013"
+
+
+def _leave(pweb, email, *, first, days=1, status="approved", **extra):
+    """A full-day PTO request of `email` from local day `first`, `days` long; returns its id."""
+    zone = pweb.app.config["SHIFTDESK"].zone
+    start = datetime.combine(first, time(0), tzinfo=zone).astimezone(UTC)
+    end = datetime.combine(first + timedelta(days=days), time(0), tzinfo=zone).astimezone(UTC)
+
+    def make(session):
+        request = m.TimeOffRequest(
+            status=status, start_date=start, end_date=end, policy_id=uid("policy:pto"),
+            provider_id=uid(f"user:{email}"), note=None, paid_hours=8.0 * days,
+            is_full_day=True, **extra)
+        request.daily_hours = [m.TimeOffDay(date=datetime.combine(
+            first + timedelta(days=i), time(0), tzinfo=UTC), duration=8.0) for i in range(days)]
+        session.add(request)
+        session.flush()
+        return request.id
+
+    return arrange(pweb, make)
+
+
+def _said(day):
+    return f"{day:%a} {day.day}"
+
+
+def test_two_day_request_reads_as_two_days_on_list_and_page(pweb):
+    pweb.sign_in(fresh_provider(pweb))
+    first = _local(pweb, now() + timedelta(days=20))
+    second = first + timedelta(days=1)
+    answer = _ask(pweb, start_date=first.isoformat(), end_date=second.isoformat())
+    assert answer.status_code == 303
+    page = html.unescape(pweb.client.get(answer.headers["Location"]).get_data(as_text=True))
+    listing = html.unescape(pweb.client.get("/time-off").get_data(as_text=True))
+    for body in (page, listing):
+        assert "· 2 days" in body
+        assert f"{_said(second)} {second:%b}" in body
+        assert f"{_said(first)}" in body
+        assert "+0000" not in body
+
+
+def test_duplicate_request_is_refused_inline_naming_the_held_one(pweb):
+    pweb.sign_in(fresh_provider(pweb))
+    day = _local(pweb, now() + timedelta(days=30))
+    assert _ask(pweb, start_date=day.isoformat(), end_date=day.isoformat()).status_code == 303
+    for partial in (False, True):
+        answer = _ask(pweb, partial=partial, start_date=day.isoformat(),
+                      end_date=day.isoformat(), note="Asked twice")
+        body = html.unescape(answer.get_data(as_text=True))
+        assert answer.status_code == 422
+        assert "You already asked for time off on these days: Paid time off" in body
+        assert f"{_said(day)} {day:%b}" in body
+        assert "· 1 day (waiting for your manager)" in body
+        assert 'role="alert"' in body
+        assert f'value="{day.isoformat()}"' in body
+        assert "Asked twice" in body
+        assert "+0000" not in body
+        assert "time-off-request-overlap" not in body
+    assert body.lstrip().startswith('<section id="time-off-form"')
+
+
+def test_pending_request_is_withdrawn_at_once(pweb):
+    email = fresh_provider(pweb)
+    request_id = _leave(pweb, email, first=_local(pweb, now() + timedelta(days=9)),
+                        status="pending")
+    pweb.sign_in(email)
+    page = html.unescape(pweb.client.get(f"/time-off/{request_id}").get_data(as_text=True))
+    assert "Withdraw this request" in page
+    confirm = pweb.client.get(f"/time-off/{request_id}/cancel").get_data(as_text=True)
+    assert "Withdraw this request?" in confirm
+    done = pweb.client.post(f"/time-off/{request_id}/cancel", data={"csrf_token": pweb.csrf()})
+    assert done.headers["Location"] == "/time-off"
+    assert "Your time-off request was withdrawn." in pweb.client.get("/time-off").get_data(
+        as_text=True)
+
+
+def test_approved_leave_asks_the_manager_then_waits(pweb):
+    email = fresh_provider(pweb)
+    request_id = _leave(pweb, email, first=_local(pweb, now() + timedelta(days=8)))
+    pweb.sign_in(email)
+    listing = html.unescape(pweb.client.get("/time-off").get_data(as_text=True))
+    assert "Ask to cancel" in listing
+    assert "Withdraw" not in listing
+    confirm = html.unescape(pweb.client.get(f"/time-off/{request_id}/cancel").get_data(
+        as_text=True))
+    assert "Ask your manager to cancel this leave?" in confirm
+    assert "your manager decides" in confirm
+    done = pweb.client.post(f"/time-off/{request_id}/cancel", data={"csrf_token": pweb.csrf()})
+    assert done.status_code == 303
+    assert done.headers["Location"] == f"/time-off/{request_id}"
+    page = html.unescape(pweb.client.get(done.headers["Location"]).get_data(as_text=True))
+    assert "Your manager has been asked to cancel this leave." in page
+    assert "Cancellation requested \u2014 waiting for your manager" in page
+    assert "Ask to cancel" not in page
+
+
+def test_declined_cancellation_shows_the_managers_reason(pweb):
+    email = fresh_provider(pweb)
+    request_id = _leave(pweb, email, first=_local(pweb, now() + timedelta(days=11)),
+                        cancellation_decline_reason="Cover is already booked")
+    pweb.sign_in(email)
+    page = html.unescape(pweb.client.get(f"/time-off/{request_id}").get_data(as_text=True))
+    assert "Your manager kept this leave: Cover is already booked" in page
+    assert "Ask to cancel" in page
+
+
+def test_started_leave_has_no_cancel_action_and_says_to_ask_the_manager(pweb):
+    email = fresh_provider(pweb)
+    request_id = _leave(pweb, email, first=_local(pweb, now() - timedelta(days=1)), days=3)
+    ended = _leave(pweb, email, first=_local(pweb, now() - timedelta(days=10)), days=1)
+    pweb.sign_in(email)
+    listing = html.unescape(pweb.client.get("/time-off").get_data(as_text=True))
+    assert "Ask to cancel" not in listing
+    assert "Withdraw" not in listing
+    page = html.unescape(pweb.client.get(f"/time-off/{request_id}").get_data(as_text=True))
+    assert "This leave has started. To change it, ask your manager." in page
+    assert f"/time-off/{request_id}/cancel" not in page
+    over = html.unescape(pweb.client.get(f"/time-off/{ended}").get_data(as_text=True))
+    assert "This leave is over. To change it, ask your manager." in over
+    confirm = pweb.client.get(f"/time-off/{request_id}/cancel")
+    assert confirm.status_code == 303
+    forged = pweb.client.post(f"/time-off/{request_id}/cancel",
+                              data={"csrf_token": pweb.csrf()})
+    assert forged.status_code == 303
+    page = html.unescape(pweb.client.get(forged.headers["Location"]).get_data(as_text=True))
+    assert "This leave has started, so it can't be cancelled here." in page
