@@ -8,13 +8,13 @@ also reports its transferred bytes.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime, time, timedelta
 from typing import Any
 
 from app.config import Settings
 from app.web.clock.views import fetch as clock_fetch
 from app.web.shifts.views import fetch as shifts_fetch
-from app.web.shifts.views import open_queries, week_query
+from app.web.shifts.views import leave_query, open_queries, week_query
 from app.web.time_off.views import fetch as time_off_fetch
 from app.web.timecard.views import fetch as timecard_fetch
 from tests.bench.pages import PageCase
@@ -45,7 +45,11 @@ def _week(client: Any) -> object:
     zone = Settings().zone
     today = _now().astimezone(zone).date()
     monday = today - timedelta(days=today.weekday())
-    return shifts_fetch(client, week_query(monday, zone, _provider_id(client)))
+    provider = _provider_id(client)
+    start = datetime.combine(monday, time(0), tzinfo=zone)
+    end = datetime.combine(monday + timedelta(days=7), time(0), tzinfo=zone)
+    return shifts_fetch(client, week_query(monday, zone, provider),
+                        time_off=leave_query(start, end, provider))
 
 
 CASES = [
