@@ -3,7 +3,8 @@ weeks, and the teams a manager may pick from.
 
 Every instant on the wire is UTC; managers think in the site's wall clock. These helpers turn a
 local date (and time) typed into a form into the UTC instant it names — DST-correct through
-`zoneinfo` — and back. Must not call the API.
+`zoneinfo` — and back; a date a page cannot show becomes an inline message. Must not call the
+API.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import uuid
 from datetime import UTC, date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
-from flask import current_app
+from flask import current_app, flash
 
 from app.contract.teams import TeamRead
 from app.contract.users import UserMe
@@ -43,14 +44,27 @@ def week_start(day: date) -> date:
     return day - timedelta(days=day.weekday())
 
 
+EARLIEST_DAY = date(1900, 1, 8)
+LATEST_DAY = date(2999, 12, 24)
+"""The days a page may be asked to show: a week (or a pay period) around them stays inside the
+dates the API keeps (1900 to 2999)."""
+
+
 def parse_day(text: str | None) -> date | None:
-    """A `YYYY-MM-DD` date, or None when missing or malformed."""
+    """A `YYYY-MM-DD` date, or None when missing. A malformed date, or one outside the dates
+    Shiftdesk keeps, is None too, and the page says so (an inline message) as it falls back."""
     if not text:
         return None
     try:
-        return date.fromisoformat(text)
+        day = date.fromisoformat(text)
     except ValueError:
+        flash(f"“{text[:40]}” is not a date; showing today's week instead.", "error")
         return None
+    if not EARLIEST_DAY <= day <= LATEST_DAY:
+        flash(f"Shiftdesk keeps dates from {EARLIEST_DAY.year} to {LATEST_DAY.year}; showing "
+              "today's week instead.", "error")
+        return None
+    return day
 
 
 def my_teams(me: UserMe, teams: list[TeamRead]) -> list[TeamRead]:

@@ -30,6 +30,7 @@ from app.contract.time_off import TimeOffRequestListQuery, TimeOffRequestRead
 from app.web.auth import api, my_provider_id
 from app.web.filters import LeaveSpan, leave_span
 from app.web.htmx import is_partial, render, render_macro, see_other
+from app.web.manage_schedule.calendar import parse_day
 from app.web.shifts import ics
 from app.web.shifts.summary import (
     ShiftView,
@@ -149,10 +150,7 @@ def open_queries(now: datetime, provider_id: uuid.UUID | None,
 
 
 def _week_start(text: str | None, today: date) -> date:
-    try:
-        day = date.fromisoformat(text) if text else today
-    except ValueError:
-        day = today
+    day = parse_day(text) or today
     return day - timedelta(days=day.weekday())
 
 

@@ -91,6 +91,8 @@ def build_days(punches: list[TimecardPunchRead], sheet: TimesheetRead | None,
 def fetch(client: ApiClient, provider_id: Any, now: datetime) -> list[Any]:
     """The page's API calls after the user: the timecard and the timesheet around it,
     concurrently (the page benchmark makes the same calls)."""
+    if provider_id is None:  # not a provider: the API's answer (no timecard) is the page
+        return [client.my_timecard(), None]
     query = TimesheetQuery(provider=provider_id, start_date=now - LOOKBACK,
                            end_date=now + timedelta(days=1))
     return client.concurrently(client.my_timecard, lambda: client.timesheet(query))
