@@ -2,22 +2,21 @@
 
 Every page makes one round of concurrent API calls. Every change sends the `version` the page
 was drawn with; a `version-conflict` answers with the conflict page: what changed since (the
-form's `seen` against the latest read), what the user tried, "reload", and "apply my change to
-the latest version" (the same change re-sent with the latest version). Reschedule searches slots
-for the same type (and by default the same provider), or takes typed times. Must not import
-`app.api`; it reaches the API only through `app.client`.
+form's signed `seen` against the latest read), what the user tried, "reload", and "apply my
+change to the latest version" (the same change re-sent with the latest version). Reschedule
+searches slots for the same type (and by default the same provider), or takes typed times. Must
+not import `app.api`; it reaches the API only through `app.client`.
 """
 
 from __future__ import annotations
 
-import base64
-import json
 import uuid
 from collections.abc import Callable
 from datetime import date, datetime, time, timedelta
 from typing import Any
 
-from flask import Blueprint, Response, flash, request, url_for
+from flask import Blueprint, Response, current_app, flash, request, url_for
+from itsdangerous import BadSignature, URLSafeSerializer
 from werkzeug.datastructures import MultiDict
 
 from app.client import ApiClient, ApiProblem
@@ -63,22 +62,31 @@ _TIMES = {"startDate", "endDate", "actualStartDate", "actualEndDate"}
 # -- what the page showed --------------------------------------------------------------------
 
 
+def _seen_signer() -> URLSafeSerializer:
+    return URLSafeSerializer(current_app.secret_key, salt="appointment-seen")
+
+
 def seen_token(appointment: AppointmentRead) -> str:
-    """The members a change form shows, encoded for its hidden `seen` field."""
+    """The members a change form shows, signed for its hidden `seen` field (with the
+    appointment's id, so a token of another appointment is worth nothing)."""
     data = appointment.model_dump(mode="json", by_alias=True)
     picked = {key: data.get(key) for key in SEEN_FIELDS}
-    return base64.urlsafe_b64encode(json.dumps(picked, sort_keys=True).encode()).decode()
+    return _seen_signer().dumps({"id": str(appointment.id), "seen": picked})
 
 
-def read_seen(token: str | None) -> dict[str, Any] | None:
-    """What a page showed, from its `seen` field (None when missing or unreadable)."""
+def read_seen(token: str | None, appointment_id: uuid.UUID) -> dict[str, Any] | None:
+    """What a page showed of this appointment, from its `seen` field; None when missing, or
+    altered, or of another appointment (the browser sent it back, so it is checked)."""
     if not token:
         return None
     try:
-        data = json.loads(base64.urlsafe_b64decode(token.encode()))
-    except (ValueError, TypeError):
+        data = _seen_signer().loads(token)
+    except BadSignature:
         return None
-    return data if isinstance(data, dict) else None
+    if not isinstance(data, dict) or data.get("id") != str(appointment_id):
+        return None
+    seen = data.get("seen")
+    return seen if isinstance(seen, dict) else None
 
 
 def _shown(key: str, value: Any, names: dict[str, str]) -> str:
@@ -140,8 +148,12 @@ def conflict(client: ApiClient, appointment_id: uuid.UUID, form: ChangeForm, act
     names = _names(providers)
     resend = [(key, value) for key, value in request.form.items(multi=True)
               if key not in ("csrf_token", "version", "seen")]
+    seen = read_seen(form.seen.data, appointment_id)
+    if seen is None:
+        flash("This page could not tell what you saw before (the form was changed on its way); "
+              "compare your change with the appointment as it is now.", "error")
     return render("appointments/conflict.html", status=409, appointment=latest,
-                  changes=changes_since(read_seen(form.seen.data), latest, names),
+                  changes=changes_since(seen, latest, names),
                   tried=tried, resend=resend, action=action, seen=seen_token(latest),
                   provider_name=names.get(str(latest.provider_id), "Unknown provider"))
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from tests.factories import uid
 from tests.web.conftest import Web
 
@@ -200,3 +202,26 @@ def test_reschedule_offers_free_slots_of_the_same_type_and_provider(sched: Web) 
     assert ": Tue 2 Feb 2027, 9:00 AM EST with" not in body
     plain = sched.client.get(f"/appointments/{appointment}/reschedule").get_data(as_text=True)
     assert plain.count("Move here") == body.count("Move here") > 0  # same without the hints
+
+
+@pytest.mark.parametrize("tamper", [
+    lambda token: token[:-2] + ("AA" if not token.endswith("AA") else "BB"),  # altered
+    lambda token: "eyJzdGFydERhdGUiOiAiMjAwMC0wMS0wMVQwMDowMDowMCswMDAwIn0=",  # unsigned JSON
+    lambda token: "",  # left out
+])
+def test_version_conflict_with_a_tampered_seen_field_says_so_and_shows_no_made_up_change(
+        sched: Web, tamper) -> None:
+    stale = sched.client.get(f"/appointments/{APPOINTMENT}/cancel").get_data(as_text=True)
+    moved = sched.client.get(f"/appointments/{APPOINTMENT}/reschedule").get_data(as_text=True)
+    sched.client.post(f"/appointments/{APPOINTMENT}/reschedule", data={
+        "csrf_token": sched.csrf(), "version": hidden(moved, "version"),
+        "seen": hidden(moved, "seen"), "provider_id": str(uid("user:doctor@example.com")),
+        "day": "2026-03-05", "start_time": "16:00"})
+    conflict = sched.client.post(f"/appointments/{APPOINTMENT}/cancel", data={
+        "csrf_token": sched.csrf(), "version": hidden(stale, "version"),
+        "seen": tamper(hidden(stale, "seen")), "cancellation_reason": "Clash"})
+    assert conflict.status_code == 409
+    body = conflict.get_data(as_text=True)
+    assert "could not tell what you saw before" in body
+    assert "2000" not in body  # nothing read from the unsigned token
+    assert "Reload the latest version" in body
