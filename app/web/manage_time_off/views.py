@@ -590,14 +590,23 @@ def keep_leave(request_id: uuid.UUID) -> Response:
     return _answer_cancellation(request_id, KeepLeaveForm())
 
 
+MAX_BULK = 200
+"""The most requests one bulk approval takes (a page of the queue holds fewer)."""
+
+
 @bp.post("/manage/time-off/approve-clean")
 def approve_clean() -> Response:
     """Approve the selected requests that overlap no shift; leave the others for a decision."""
     form = BulkApproveForm()
     back = _back(form.back.data)
-    ids = [i for i in (_uuid(v) for v in request.form.getlist("ids")) if i is not None]
+    ids = list(dict.fromkeys(
+        i for i in (_uuid(v) for v in request.form.getlist("ids")) if i is not None))
     if not ids:
         flash("Select the requests to approve first.", "error")
+        return see_other(back)
+    if len(ids) > MAX_BULK:
+        flash(f"Approve at most {MAX_BULK} requests at once; select fewer and try again.",
+              "error")
         return see_other(back)
     client = api()
     try:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+import uuid
 from datetime import UTC, datetime, timedelta
 
 from app.api import models as m
@@ -155,6 +156,16 @@ def test_bulk_approve_skips_requests_with_conflicts(mweb, arrange):
     assert "Approved 1 request. 1 overlap shifts" in page
     assert f'request-{busy}"' in page
     assert f'request-{clean}"' not in page
+
+
+def test_bulk_approve_takes_at_most_200_requests(mweb):
+    mweb.sign_in("manager@example.com")
+    ids = [str(uuid.uuid4()) for _ in range(201)]
+    response = mweb.client.post("/manage/time-off/approve-clean", data={
+        "csrf_token": _csrf(mweb), "ids": ids, "back": "/manage/time-off"})
+    assert response.status_code == 303
+    page = mweb.client.get("/manage/time-off").get_data(as_text=True)
+    assert "Approve at most 200 requests at once" in page
 
 
 def test_filters_stay_in_the_url_and_bad_dates_are_inline(mweb):
