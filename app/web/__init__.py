@@ -7,6 +7,7 @@ Must never import `app.api`, `app.idp` or SQLAlchemy (import-linter checks it).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
@@ -100,6 +101,21 @@ def register_area(app: Flask, blueprint: Blueprint) -> None:
     app.extensions["shiftdesk_web"].blueprints.add(blueprint.name)
 
 
+def _when_sessions_are_down(issuer_path: str) -> Callable[[], Response | None]:
+    def answer() -> Response | None:
+        """A UI page while the session store (Redis) is unreachable: a clear 503 page (static
+        files, the API and the sign-in provider need no UI session and carry on)."""
+        if (not sessions.store_down() or request.endpoint == "static"
+                or not security.is_ui_path(request.path, issuer_path=issuer_path)):
+            return None
+        return errors.error_page(
+            503, title="Shiftdesk is briefly unavailable",
+            detail="Pages are paused while a part of the server restarts. Nothing you saved is "
+                   "lost. Wait a moment, then reload the page.",
+            headers={"Retry-After": "30"})
+    return answer
+
+
 def init_app(app: Flask, settings: Settings | None = None) -> WebState:
     """Attach the staff UI to `app`."""
     settings = settings or app.config["SHIFTDESK"]
@@ -114,6 +130,8 @@ def init_app(app: Flask, settings: Settings | None = None) -> WebState:
 
     htmx.install(app)  # request.htmx, for every request of the app
     sessions.install(app, settings)
+    # First: without its sessions nothing else of the UI can work.
+    app.before_request(_when_sessions_are_down(issuer_path))
     app.before_request(auth.require_sign_in)  # before the CSRF check: expired → sign in
     security.install(app, issuer=issuer, issuer_path=issuer_path)
     errors.install(app, issuer_path=issuer_path)

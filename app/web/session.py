@@ -3,15 +3,21 @@
 The browser holds only a random session id in an `HttpOnly`, `SameSite=Lax` cookie (`Secure`
 except in development or on loopback); tokens and everything else stay on the server. Must not
 store anything in the cookie itself and must not call the API.
+
+With Redis unreachable, a request gets a null session and is marked (`store_down`): the UI then
+answers 503 with a page that says so, and the next request after Redis is back works again (the
+client reconnects by itself).
 """
 
 from __future__ import annotations
 
+import logging
 from datetime import timedelta
 from typing import Any
 
 from cachelib.file import FileSystemCache
-from flask import Flask, Request
+from flask import Flask, Request, Response
+from flask import request as current_request
 from flask_session.base import ServerSideSession, ServerSideSessionInterface
 from flask_session.cachelib import CacheLibSessionInterface
 from flask_session.redis import RedisSessionInterface
@@ -19,7 +25,11 @@ from flask_session.redis import RedisSessionInterface
 from app.config import Settings
 from app.web.security import cookie_secure, is_api_path
 
+log = logging.getLogger(__name__)
+
 COOKIE_NAME = "shiftdesk_session"
+STORE_DOWN = "shiftdesk.session_store_down"
+"""Set in the WSGI environ of a request whose session store could not be reached."""
 LIFETIME = timedelta(hours=12)  # one long shift; active sessions renew with each token refresh
 FILE_THRESHOLD = 20_000  # cachelib prunes sessions beyond this many files
 
@@ -47,7 +57,30 @@ class FileSessions(_UiSessionPolicy, CacheLibSessionInterface):
 
 
 class RedisSessions(_UiSessionPolicy, RedisSessionInterface):
-    """Sessions in Redis, shared by every worker and host."""
+    """Sessions in Redis, shared by every worker and host; an outage is a mark, not a crash."""
+
+    def open_session(self, app: Flask, request: Request) -> ServerSideSession | None:
+        from redis.exceptions import RedisError
+
+        try:
+            return super().open_session(app, request)
+        except RedisError as exc:
+            log.warning("session store unreachable: %s", exc)
+            request.environ[STORE_DOWN] = True
+            return None  # Flask's null session: reads find nothing, nothing is saved
+
+    def save_session(self, app: Flask, session: Any, response: Response) -> None:
+        from redis.exceptions import RedisError
+
+        try:
+            super().save_session(app, session, response)
+        except RedisError as exc:  # the answer is decided; the change of session is lost
+            log.warning("session store unreachable while saving: %s", exc)
+
+
+def store_down() -> bool:
+    """Whether this request's session store could not be reached."""
+    return bool(current_request.environ.get(STORE_DOWN))
 
 
 def install(app: Flask, settings: Settings) -> None:
