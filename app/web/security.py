@@ -104,10 +104,30 @@ def csrf_token() -> str:
     return generate_csrf()
 
 
+CSRF_LIFETIME = 12 * 3600
+"""Seconds a CSRF token stays good: one long shift with a page left open, as the session."""
+
+
+def _cross_site() -> bool:
+    """Whether the browser says the request comes from another site: `Sec-Fetch-Site`, else
+    `Origin` naming another host (a second line behind the token; proxies may change the
+    scheme, so the host alone is compared)."""
+    site = request.headers.get("Sec-Fetch-Site")
+    if site is not None:
+        return site not in ("same-origin", "none")
+    origin = request.headers.get("Origin")
+    if origin is None or origin == "null":
+        return False
+    return urlsplit(origin).netloc != request.host
+
+
 def check_csrf() -> None:
-    """Refuse an unsafe request to the UI that lacks the session's CSRF token (400)."""
+    """Refuse an unsafe request to the UI that another site sent, or that lacks the session's
+    CSRF token (400)."""
     if request.method not in UNSAFE_METHODS or not is_ui_request():
         return
+    if _cross_site():
+        raise CSRFError("The request came from another site.")
     token = request.form.get(CSRF_FIELD) or request.headers.get(CSRF_HEADER)
     try:
         validate_csrf(token)
@@ -154,7 +174,7 @@ def content_security_policy(issuer: str) -> str:
 def install(app: Flask, *, issuer: str, issuer_path: str) -> None:
     """Hook the CSRF check and the security headers into `app`."""
     policy = content_security_policy(issuer)
-    app.config.update(WTF_CSRF_TIME_LIMIT=None, WTF_CSRF_FIELD_NAME=CSRF_FIELD)
+    app.config.update(WTF_CSRF_TIME_LIMIT=CSRF_LIFETIME, WTF_CSRF_FIELD_NAME=CSRF_FIELD)
 
     @app.before_request
     def _csrf() -> None:

@@ -174,3 +174,15 @@ def test_split_ui_reaches_api_and_sign_in_only_over_http(site, tab):
     assert "POST /auth/token" in seen  # the code exchange, server to server
     assert "GET /v1/users/me" in seen  # the menu and home page, over HTTP
     assert site.ui.config["SHIFTDESK"].api_url == site.api_server_url
+
+
+def test_sign_in_gives_a_new_csrf_secret(tab):
+    tab.goto("/")  # a visitor: the sign-in form, with a session that remembers where to return
+    tab.site.edit_session(tab.context, lambda s: s.__setitem__("csrf_token", "planted-secret"))
+
+    tab.fill_credentials("provider@example.com")
+
+    expect(tab.page.get_by_role("heading", level=1)).to_have_text("Hello, Pat Provider")
+    secret = tab.site.session(tab.context).get("csrf_token")
+    assert secret is not None
+    assert secret != "planted-secret"

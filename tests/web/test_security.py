@@ -9,6 +9,7 @@ import time
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
+from itsdangerous import TimestampSigner, URLSafeTimedSerializer
 
 from app.web.security import content_security_policy, safe_next, sign_in_url
 
@@ -257,3 +258,46 @@ def test_policy_lets_forms_reach_an_external_provider():
 def test_sign_in_url_keeps_query(web):
     with web.app.test_request_context("/probe/page?a=1&b=2"):
         assert sign_in_url() == "/signin?next=/probe/page%3Fa%3D1%26b%3D2"
+
+
+@pytest.mark.parametrize("headers", [
+    {"Sec-Fetch-Site": "cross-site"},
+    {"Sec-Fetch-Site": "same-site"},
+    {"Origin": "https://evil.example"},
+    {"Origin": "http://localhost.evil.example"},
+])
+def test_post_from_another_site_is_refused_even_with_the_token(web, headers):
+    web.sign_in("provider@example.com")
+    response = web.client.post("/probe/save", data={"csrf_token": web.csrf()}, headers=headers)
+    assert response.status_code == 400
+    assert "This form has expired" in response.get_data(as_text=True)
+
+
+@pytest.mark.parametrize("headers", [
+    {"Sec-Fetch-Site": "same-origin"},
+    {"Sec-Fetch-Site": "none"},
+    {"Origin": "http://localhost"},
+    {"Origin": "null"},
+    {},
+])
+def test_post_from_this_site_is_accepted(web, headers):
+    web.sign_in("provider@example.com")
+    response = web.client.post("/probe/save", data={"csrf_token": web.csrf()}, headers=headers)
+    assert response.status_code in (204, 303)
+
+
+def test_csrf_token_older_than_a_shift_is_refused(web):
+    web.sign_in("provider@example.com")
+    web.csrf()  # the session now holds its CSRF secret
+    secret = web.session()["csrf_token"]
+
+    class Yesterday(TimestampSigner):
+        def get_timestamp(self) -> int:
+            return int(time.time()) - 13 * 3600
+
+    old = URLSafeTimedSerializer(web.app.secret_key, salt="wtf-csrf-token",
+                                 signer=Yesterday).dumps(secret)
+    response = web.client.post("/probe/save", data={"csrf_token": old})
+    assert response.status_code == 400
+    fresh = web.client.post("/probe/save", data={"csrf_token": web.csrf()})
+    assert fresh.status_code in (204, 303)

@@ -25,7 +25,7 @@ from app.web.auth import (
     store_tokens,
 )
 from app.web.htmx import leave_to, render
-from app.web.security import public, safe_next
+from app.web.security import CSRF_FIELD, public, safe_next
 
 bp = Blueprint("signin", __name__)
 log = logging.getLogger(__name__)
@@ -69,6 +69,7 @@ def callback() -> Response:
     target = safe_next(session.pop(NEXT_KEY, None))
     # A new session id on sign-in, so an id planted before it is worth nothing (fixation).
     current_app.session_interface.regenerate(session)  # type: ignore[attr-defined]
+    session.pop(CSRF_FIELD, None)  # and a new CSRF secret: none from before sign-in carries on
     session.permanent = True
     session[AUTH_KEY] = store_tokens(token)
     info = token.get("userinfo") or {}
