@@ -1,5 +1,5 @@
-"""The IdP's own sign-in session: a signed cookie (`shiftdesk_idp`) holding who signed in and when,
-plus the seed of the CSRF token of the IdP's forms.
+"""The IdP's own sign-in session: a signed cookie (`shiftdesk_idp`) naming the sign-in held on the
+server (who signed in and when), plus the seed of the CSRF token of the IdP's forms.
 
 Deliberately not `flask.session`: the staff UI keeps its own server-side session. Must not touch
 the database or render pages.
@@ -30,6 +30,8 @@ class IdpSession:
     csrf_seed: str
     user_id: uuid.UUID | None = None
     auth_time: int | None = None
+    sign_in_id: uuid.UUID | None = None
+    """The server's record of the sign-in (`IdpSignIn`); the views check it is still live."""
 
     @classmethod
     def anonymous(cls) -> IdpSession:
@@ -37,9 +39,11 @@ class IdpSession:
         return cls(csrf_seed=secrets.token_urlsafe(24))
 
     @classmethod
-    def signed_in(cls, user_id: uuid.UUID, auth_time: int) -> IdpSession:
+    def signed_in(cls, user_id: uuid.UUID, auth_time: int,
+                  sign_in_id: uuid.UUID) -> IdpSession:
         """A session of `user_id`, with a fresh CSRF seed (no fixation of the old one)."""
-        return cls(csrf_seed=secrets.token_urlsafe(24), user_id=user_id, auth_time=auth_time)
+        return cls(csrf_seed=secrets.token_urlsafe(24), user_id=user_id, auth_time=auth_time,
+                   sign_in_id=sign_in_id)
 
 
 class SessionCookies:
@@ -61,11 +65,14 @@ class SessionCookies:
             seed = str(data["c"])
             user_id = uuid.UUID(data["u"]) if data.get("u") else None
             auth_time = int(data["t"]) if data.get("t") is not None else None
+            sign_in_id = uuid.UUID(data["s"]) if data.get("s") else None
         except (BadSignature, KeyError, TypeError, ValueError):
             return None
-        if user_id is not None and (auth_time is None or auth_time + self._ttl < now):
+        if user_id is not None and (auth_time is None or sign_in_id is None
+                                    or auth_time + self._ttl < now):
             return IdpSession(csrf_seed=seed)
-        return IdpSession(csrf_seed=seed, user_id=user_id, auth_time=auth_time)
+        return IdpSession(csrf_seed=seed, user_id=user_id, auth_time=auth_time,
+                          sign_in_id=sign_in_id)
 
     def save(self, response: Response, request: Request, idp_session: IdpSession) -> None:
         """Set the cookie to `idp_session`."""
@@ -73,6 +80,7 @@ class SessionCookies:
             "c": idp_session.csrf_seed,
             "u": str(idp_session.user_id) if idp_session.user_id else None,
             "t": idp_session.auth_time,
+            "s": str(idp_session.sign_in_id) if idp_session.sign_in_id else None,
         })
         response.set_cookie(COOKIE, value, max_age=self._ttl, path=self._path(request),
                             secure=self._secure(request), httponly=True, samesite="Lax")

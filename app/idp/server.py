@@ -71,7 +71,8 @@ class IdpRequest(FlaskOAuth2Request):
     is the deployment's (the IdP cookie is `Secure` off loopback).
     """
 
-    def __init__(self, request: Request, session: Session, auth_time: int | None = None) -> None:
+    def __init__(self, request: Request, session: Session, auth_time: int | None = None,
+                 sign_in_id: uuid.UUID | None = None) -> None:
         self.method = request.method
         self.uri = request.url
         self.headers = request.headers
@@ -86,6 +87,7 @@ class IdpRequest(FlaskOAuth2Request):
         self.credential = None
         self.session = session
         self.auth_time = auth_time
+        self.sign_in_id = sign_in_id
 
 
 def _session(request: OAuth2Request) -> Session:
@@ -204,6 +206,22 @@ def revoke_family(session: Session, family_id: uuid.UUID, *, now: datetime) -> N
     )
 
 
+def revoke_sign_in(session: Session, sign_in_id: uuid.UUID, *, now: datetime) -> None:
+    """Revoke every refresh token issued under one browser's sign-in at this provider (all the
+    applications it signed in to), and the codes not yet exchanged."""
+    session.execute(
+        update(OAuthRefreshToken)
+        .where(OAuthRefreshToken.sign_in_id == sign_in_id, OAuthRefreshToken.revoked_at.is_(None))
+        .values(revoked_at=now)
+    )
+    session.execute(
+        update(OAuthAuthorizationCode)
+        .where(OAuthAuthorizationCode.sign_in_id == sign_in_id,
+               OAuthAuthorizationCode.used_at.is_(None))
+        .values(used_at=now)
+    )
+
+
 class S256CodeChallenge(CodeChallenge):
     """PKCE as OAuth 2.1 wants it for public clients: a challenge is required, and only S256."""
 
@@ -242,7 +260,9 @@ class CodeGrant(AuthorizationCodeGrant):
                         .where(OAuthAuthorizationCode.expires_at < now))
         data = request.payload.data
         auth_time = request.auth_time if isinstance(request, IdpRequest) else None
+        sign_in_id = request.sign_in_id if isinstance(request, IdpRequest) else None
         session.add(OAuthAuthorizationCode(
+            sign_in_id=sign_in_id,
             code_hash=secret_hash(code),
             client_id=request.client.get_client_id(),
             user_id=request.user.id,
@@ -431,6 +451,7 @@ class IdpServer(AuthorizationServer):
         session.add(OAuthRefreshToken(
             token_hash=secret_hash(refresh),
             family_id=source.row.family_id,
+            sign_in_id=source.row.sign_in_id,
             client_id=request.client.get_client_id(),
             user_id=request.user.id,
             scope=token.get("scope") or "",

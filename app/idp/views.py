@@ -14,7 +14,7 @@ import re
 import time
 import uuid
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from authlib.common.urls import add_params_to_uri
@@ -35,6 +35,7 @@ from flask import (
 from werkzeug.datastructures import MultiDict
 
 from app.api.db import Database
+from app.api.models import IdpSignIn
 from app.api.tokens import TokenInvalid, Verifier, public_jwks
 from app.config import Settings
 from app.idp.accounts import Refused, active_user, authenticate
@@ -42,7 +43,7 @@ from app.idp.cookies import IdpSession, SessionCookies
 from app.idp.passwords import MAX_PASSWORD_LENGTH
 from app.idp.ratelimit import Lockout
 from app.idp.redirects import is_local_path, origin_of
-from app.idp.server import IdpRequest, IdpServer, revoke_family
+from app.idp.server import IdpRequest, IdpServer, revoke_family, revoke_sign_in
 
 log = logging.getLogger(__name__)
 
@@ -76,14 +77,52 @@ def _state() -> IdpState:
 
 
 def _browser() -> IdpSession:
-    """This browser's IdP session (a new anonymous one, set on the response, if it has none)."""
+    """This browser's IdP session (a new anonymous one, set on the response, if it has none).
+
+    A signed-in cookie counts only while the server's record of that sign-in is live: signing
+    out ends the record, so a copy of the cookie kept from before signs nobody in.
+    """
     if "idp_session" not in g:
         loaded = _state().cookies.load(request, now=int(time.time()))
         if loaded is None:
             loaded = IdpSession.anonymous()
             g.idp_cookie = "save"
+        elif loaded.user_id is not None and not _live(loaded):
+            loaded = IdpSession(csrf_seed=loaded.csrf_seed)
+            g.idp_cookie = "save"
         g.idp_session = loaded
     return g.idp_session
+
+
+def _live(browser: IdpSession) -> bool:
+    """Whether the server still holds the browser's sign-in: not ended, not expired, its own."""
+    with _state().db.unit_of_work() as session:
+        row = session.get(IdpSignIn, browser.sign_in_id)
+        return (row is not None and row.ended_at is None and row.user_id == browser.user_id
+                and row.expires_at > datetime.now(UTC))
+
+
+def _start_sign_in(user_id: uuid.UUID, now: datetime) -> IdpSession:
+    """Hold a new sign-in of `user_id` on the server; answer the browser's session for it."""
+    ttl = timedelta(seconds=_state().settings.idp_session_ttl)
+    with _state().db.unit_of_work(write=True) as session:
+        row = IdpSignIn(user_id=user_id, auth_time=now, expires_at=now + ttl)
+        session.add(row)
+        session.flush()
+        sign_in_id = row.id
+    return IdpSession.signed_in(user_id, int(now.timestamp()), sign_in_id)
+
+
+def _end_browser_sign_in(browser: IdpSession) -> None:
+    """End the browser's sign-in on the server and revoke every refresh token issued under it."""
+    if browser.sign_in_id is None:
+        return
+    now = datetime.now(UTC)
+    with _state().db.unit_of_work(write=True) as session:
+        row = session.get(IdpSignIn, browser.sign_in_id, with_for_update=True)
+        if row is not None and row.ended_at is None:
+            row.ended_at = now
+        revoke_sign_in(session, browser.sign_in_id, now=now)
 
 
 def _remember(idp_session: IdpSession) -> None:
@@ -201,7 +240,7 @@ def _sign_in(action: str) -> tuple[Response | None, uuid.UUID | None]:
     if isinstance(result, Refused):
         return _signin_page(action, email=email, errors={"password": WRONG_CREDENTIALS},
                             status=422), None
-    _remember(IdpSession.signed_in(result.user_id, int(now.timestamp())))
+    _remember(_start_sign_in(result.user_id, now))
     return None, result.user_id
 
 
@@ -291,7 +330,8 @@ def authorize() -> Response:
         user_id = browser.user_id
     with state.db.unit_of_work(write=True) as session:
         user = active_user(session, user_id) if user_id else None
-        oauth_request = IdpRequest(request, session, auth_time=browser.auth_time)
+        oauth_request = IdpRequest(request, session, auth_time=browser.auth_time,
+                                   sign_in_id=browser.sign_in_id)
         grant, refused = _consent_grant(oauth_request, user)
         if refused is not None:
             return refused
@@ -387,6 +427,7 @@ def logout() -> Response:
             hidden={"id_token_hint": hint, "client_id": client_id,
                     "post_logout_redirect_uri": target, "state": return_state},
         ))
+    _end_browser_sign_in(browser)
     _forget()
     if claims is not None:
         _end_sign_in(state, claims)

@@ -283,3 +283,34 @@ def test_logout_without_target_shows_signed_out_page(idp: Idp) -> None:
     response = idp.get("/auth/logout", query_string={"id_token_hint": tokens["id_token"]})
     assert response.status_code == 200
     assert "You are signed out" in response.get_data(as_text=True)
+
+
+def _provider_cookie(idp: Idp) -> str:
+    cookie = idp.browser.get_cookie("shiftdesk_idp", path="/auth")
+    assert cookie is not None
+    return cookie.value
+
+
+def test_a_provider_cookie_kept_from_before_sign_out_signs_nobody_in(idp: Idp) -> None:
+    idp.code()
+    kept = _provider_cookie(idp)
+    page = idp.get("/auth/logout")
+    assert idp.post_form("/auth/logout", {}, csrf_from=page).status_code == 200
+
+    idp.browser.set_cookie("shiftdesk_idp", kept, path="/auth")  # replayed, as a thief would
+    again = idp.get(idp.authorize_url())
+
+    assert again.status_code == 200  # the sign-in page, no code
+    assert 'name="password"' in again.get_data(as_text=True)
+
+
+def test_sign_out_revokes_the_refresh_tokens_of_that_sign_in_only(idp: Idp) -> None:
+    mine = idp.tokens()
+    other = idp.new_browser()
+    theirs = other.tokens()
+    page = idp.get("/auth/logout")  # no ID token: the person confirms
+
+    assert idp.post_form("/auth/logout", {}, csrf_from=page).status_code == 200
+
+    assert idp.refresh(mine["refresh_token"]).status_code == 400
+    assert other.refresh(theirs["refresh_token"]).status_code == 200  # another browser's

@@ -7,7 +7,12 @@ Must not hold queries or business rules.
 from app.api.models.appointments import Appointment, AppointmentType
 from app.api.models.authorization import Permission, RbacRole, user_rbac_roles
 from app.api.models.forecasting import DemandForecastRow
-from app.api.models.identity import LoginAttempt, OAuthAuthorizationCode, OAuthRefreshToken
+from app.api.models.identity import (
+    IdpSignIn,
+    LoginAttempt,
+    OAuthAuthorizationCode,
+    OAuthRefreshToken,
+)
 from app.api.models.people import (
     ApiToken,
     EmploymentType,
@@ -40,6 +45,7 @@ __all__ = [
     "DemandForecastRow",
     "EmploymentType",
     "Enrollment",
+    "IdpSignIn",
     "Label",
     "LoginAttempt",
     "OAuthAuthorizationCode",

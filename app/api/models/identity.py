@@ -1,5 +1,5 @@
-"""What the embedded sign-in service (`app.idp`) remembers: authorization codes, refresh tokens and
-failed sign-in attempts.
+"""What the embedded sign-in service (`app.idp`) remembers: browsers' sign-ins, authorization codes,
+refresh tokens and failed sign-in attempts.
 
 They live here rather than in `app.idp` because the one Alembic history under `app.api` builds
 every table and must not import the IdP. Codes and refresh tokens are stored only as SHA-256
@@ -16,6 +16,21 @@ from sqlalchemy.orm import Mapped, mapped_column
 
 from app.api.db import Base, UtcDateTime, new_id
 from app.api.models.common import utcnow
+
+
+class IdpSignIn(Base):
+    """A person's sign-in at the embedded provider from one browser, held on the server: its
+    cookie names it, and signing out ends it (and the refresh tokens issued under it) wherever
+    a copy of that cookie went."""
+
+    __tablename__ = "idp_sign_ins"
+    __table_args__ = (Index(None, "user_id"), Index(None, "expires_at"))
+
+    id: Mapped[uuid.UUID] = mapped_column(primary_key=True, default=new_id)
+    user_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    auth_time: Mapped[datetime] = mapped_column(UtcDateTime)
+    expires_at: Mapped[datetime] = mapped_column(UtcDateTime)
+    ended_at: Mapped[datetime | None] = mapped_column(UtcDateTime)
 
 
 class OAuthAuthorizationCode(Base):
@@ -43,6 +58,8 @@ class OAuthAuthorizationCode(Base):
     code_challenge: Mapped[str]
     code_challenge_method: Mapped[str]
     family_id: Mapped[uuid.UUID] = mapped_column(default=new_id)
+    sign_in_id: Mapped[uuid.UUID | None] = mapped_column(
+        ForeignKey("idp_sign_ins.id", ondelete="SET NULL"))
     auth_time: Mapped[datetime] = mapped_column(UtcDateTime)
     created_at: Mapped[datetime] = mapped_column(UtcDateTime, default=utcnow)
     expires_at: Mapped[datetime] = mapped_column(UtcDateTime)
@@ -61,11 +78,14 @@ class OAuthRefreshToken(Base):
         Index(None, "family_id"),
         Index(None, "user_id"),
         Index(None, "expires_at"),
+        Index(None, "sign_in_id"),
     )
 
     id: Mapped[uuid.UUID] = mapped_column(primary_key=True, default=new_id)
     token_hash: Mapped[str]
     family_id: Mapped[uuid.UUID]
+    sign_in_id: Mapped[uuid.UUID | None] = mapped_column(
+        ForeignKey("idp_sign_ins.id", ondelete="SET NULL"))
     client_id: Mapped[str]
     user_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
     scope: Mapped[str]
