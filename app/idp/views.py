@@ -394,10 +394,13 @@ def logout() -> Response:
     """RP-initiated logout: end the IdP session, then return to a registered page (with `state`)."""
     state = _state()
     browser = _browser()
-    if request.method == "POST" and not _csrf_ok():
-        return _csrf_refused()
     params = request.values
     hint = params.get("id_token_hint") or None
+    # A POST from the application carries the ID token, which proves it asked (and is checked
+    # below); a POST without one is the confirmation form of this page, with its CSRF token.
+    asked_here = request.method == "POST" and _csrf_ok()
+    if request.method == "POST" and not hint and not asked_here:
+        return _csrf_refused()
     client_id = params.get("client_id") or None
     target = params.get("post_logout_redirect_uri") or None
     return_state = params.get("state") or None
@@ -416,7 +419,7 @@ def logout() -> Response:
                                "The page to return to afterwards is not registered for the "
                                "application.")
     confirmed = (
-        request.method == "POST"
+        asked_here
         or browser.user_id is None
         or (claims is not None and claims.get("sub") == str(browser.user_id))
     )

@@ -339,9 +339,12 @@ class Browse:
         return [re.sub(r"\s+", " ", text).strip() for text in links.all_inner_texts()]
 
     def sign_out(self) -> None:
-        """Press the header's sign-out button."""
+        """Press the header's sign-out button (and, without JavaScript, the button that hands
+        sign-out on to the provider, which the script presses by itself)."""
         self.click(self.page.get_by_role("navigation", name="Main")
                    .get_by_role("button", name="Sign out"))
+        if not self.javascript:
+            self.click(self.page.get_by_role("button", name="Finish signing out"))
 
 
 def _tab(site: Site, browser: Any, *, javascript: bool = True, **options: Any,

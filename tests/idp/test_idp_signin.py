@@ -314,3 +314,15 @@ def test_sign_out_revokes_the_refresh_tokens_of_that_sign_in_only(idp: Idp) -> N
 
     assert idp.refresh(mine["refresh_token"]).status_code == 400
     assert other.refresh(theirs["refresh_token"]).status_code == 200  # another browser's
+
+
+def test_logout_posted_by_the_application_with_its_id_token_needs_no_form_of_ours(
+        idp: Idp) -> None:
+    tokens = idp.tokens()
+    target = "http://127.0.0.1:5000/signed-out"
+    response = idp.browser.post("/auth/logout", data={
+        "id_token_hint": tokens["id_token"], "post_logout_redirect_uri": target})
+    assert response.status_code == 303
+    assert response.headers["Location"] == target
+    assert idp.get(idp.authorize_url()).status_code == 200  # signed out: the sign-in page
+    assert idp.refresh(tokens["refresh_token"]).status_code == 400

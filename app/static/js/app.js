@@ -1,6 +1,8 @@
 /* Shiftdesk's only script besides htmx: when htmx cannot reach the server, or the server answers
    with an error htmx does not swap (5xx), say so in the #messages live region. Uses the
-   server's own message when the answer carries a #messages region, else a generic sentence. */
+   server's own message when the answer carries a #messages region, else a generic sentence.
+   A form marked data-autosubmit (the hand-off of sign-out to the provider) is sent at once;
+   without JavaScript its button does the same. */
 (function () {
   "use strict";
 
@@ -26,6 +28,12 @@
     return region ? region.textContent.trim().replace(/\s+/g, " ") : "";
   }
 
+  document.addEventListener("DOMContentLoaded", function () {
+    var form = document.querySelector("form[data-autosubmit]");
+    if (form) {
+      form.submit();
+    }
+  });
   document.addEventListener("htmx:sendError", function () {
     show(GENERIC);
   });

@@ -9,7 +9,6 @@ provider's too. Must not show or log a token.
 from __future__ import annotations
 
 import logging
-from urllib.parse import urlencode
 
 from authlib.integrations.base_client import OAuthError
 from authlib.jose.errors import JoseError
@@ -104,11 +103,13 @@ def sign_out() -> Response:
         end_session = None
     if not end_session:
         return leave_to(back)
-    query = {"post_logout_redirect_uri": back,
-             "client_id": current_app.config["SHIFTDESK"].oidc_client_id}
+    fields = {"post_logout_redirect_uri": back,
+              "client_id": current_app.config["SHIFTDESK"].oidc_client_id}
     if id_token:
-        query["id_token_hint"] = id_token
-    return leave_to(f"{end_session}?{urlencode(query)}")
+        fields["id_token_hint"] = id_token
+    # Posted, not put in a URL: an ID token in a query string ends up in logs and history
+    # (OpenID Connect RP-Initiated Logout lets the provider take the same fields as a form).
+    return render("signin/leaving.html", end_session=end_session, fields=fields)
 
 
 @bp.get("/signed-out")
