@@ -3,12 +3,15 @@ query and path validation, never an HTML page, and the /v1/errors page that ever
 
 from __future__ import annotations
 
+import os
 import re
 import uuid
 from html.parser import HTMLParser
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from sqlalchemy import select
 
 from app import create_app
@@ -349,3 +352,36 @@ def test_body_timestamps_outside_the_supported_range_are_validation(api, world, 
         "endDate": value})
     body = assert_problem(search, 400, "validation", "/v1/appointments/slots")
     assert "/endDate" in {e["path"] for e in body["errors"]}
+
+
+# --- hostile query values -------------------------------------------------------------------
+
+HOSTILE_VALUES = ["0001-01-01T00:00:00Z", "9999-12-31T23:59:59Z", "2026-02-30T00:00:00Z", "-1",
+                  "0", "99999999999999999999", "1e309", "nan", "", " ", "x" * 5000, "\x00", "%ff",
+                  "<script>", "' OR '1'='1", "00000000-0000-0000-0000-000000000000",
+                  "not-a-uuid", "true", "[]", "{}", "🩺" * 100, ",,,", "a,b,c"]
+HOSTILE_EXAMPLES = int(os.environ.get("SHIFTDESK_FUZZ_EXAMPLES", "10"))
+
+
+def _query_names(endpoint: Endpoint) -> list[str]:
+    assert endpoint.query is not None
+    return [info.alias or name for name, info in endpoint.query.model_fields.items()]
+
+
+@pytest.mark.parametrize("endpoint", [e for e in ENDPOINTS if e.method == "GET" and e.query
+                                      and not e.path_params], ids=lambda e: e.name)
+def test_hostile_query_values_never_answer_a_server_error(api, endpoint):
+    names = _query_names(endpoint)
+
+    @settings(max_examples=HOSTILE_EXAMPLES, deadline=None,
+              derandomize=not os.environ.get("SHIFTDESK_FUZZ_EXAMPLES"),
+              suppress_health_check=list(HealthCheck))
+    @given(st.dictionaries(st.sampled_from(names),
+                           st.one_of(st.sampled_from(HOSTILE_VALUES), st.text(max_size=30)),
+                           min_size=1, max_size=4))
+    def probe(query: dict[str, str]) -> None:
+        response = api.get(endpoint.openapi_path, query_string=query)
+        assert response.status_code < 500, (query, response.get_data(as_text=True)[:300])
+        assert response.mimetype in ("application/json", "application/problem+json")
+
+    probe()
