@@ -20,7 +20,9 @@ REQUESTS = "/v1/time-off/requests"
 POLICIES = "/v1/time-off/policies"
 REQUEST_KEYS = {"id", "createdAt", "status", "startDate", "endDate", "policyId", "policy",
                 "providerId", "note", "dailyHours", "paidHours", "conflictResolution",
-                "isFullDay"}
+                "isFullDay",
+                # extensions: a provider's request to cancel approved leave, and its decline
+                "cancellationRequestedAt", "cancellationDeclineReason"}
 REJECTION_KEYS = {"rejectedById", "rejectedBy", "rejectionReason"}
 POLICY_KEYS = {"id", "createdAt", "type", "name", "description", "accrualUnit", "payCodeId",
                "payCode"}
