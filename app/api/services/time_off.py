@@ -485,22 +485,26 @@ def cancel_request(session: Session, *, actor: Actor, request_id: uuid.UUID,
         actor.require("edit", "TimeOffRequest", fields)
         target = _move(request, "cancel")
         if request.status == "approved":
-            if request.start_date <= now:
-                raise ProblemError(
-                    ProblemCode.TIME_OFF_ALREADY_STARTED,
-                    f"This leave began at {format_timestamp(request.start_date)}; leave that "
-                    "has started can only be cancelled by your manager.",
-                    startDate=format_timestamp(request.start_date))
-            if request.cancellation_requested_at is None:
-                request.cancellation_requested_at = now
-                request.cancellation_decline_reason = None
-            request.updated_at = now
-            session.flush()
-            return request
-        request.status = target
+            _ask_to_cancel(request, now)
+        else:
+            request.status = target
     request.updated_at = now
     session.flush()
     return request
+
+
+def _ask_to_cancel(request: TimeOffRequest, now: datetime) -> None:
+    """Mark approved leave as waiting for its manager to decide on cancelling it (once), or
+    raise `time-off-already-started` when it has begun."""
+    if request.start_date <= now:
+        raise ProblemError(
+            ProblemCode.TIME_OFF_ALREADY_STARTED,
+            f"This leave began at {format_timestamp(request.start_date)}; leave that has started "
+            "can only be cancelled by your manager.",
+            startDate=format_timestamp(request.start_date))
+    if request.cancellation_requested_at is None:
+        request.cancellation_requested_at = now
+        request.cancellation_decline_reason = None
 
 
 def decline_cancellation(session: Session, *, actor: Actor, request_id: uuid.UUID,
