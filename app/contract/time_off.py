@@ -152,6 +152,10 @@ class TimeOffRequestRead(ApiModel):
         default=None, json_schema_extra=EXTENSION,
         description="When the provider asked to cancel this approved request; a manager decides "
         "(`cancel`, or `decline-cancellation`). Null when no cancellation waits (extension).")
+    cancellation_declined_at: Timestamp | None = Field(
+        default=None, json_schema_extra=EXTENSION,
+        description="When a manager declined the provider's latest request to cancel (the leave "
+        "stayed approved); null when none was declined (extension).")
     cancellation_decline_reason: str | None = Field(
         default=None, json_schema_extra=EXTENSION,
         description="Why a manager declined the provider's latest request to cancel; null when "

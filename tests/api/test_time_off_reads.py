@@ -22,7 +22,8 @@ REQUEST_KEYS = {"id", "createdAt", "status", "startDate", "endDate", "policyId",
                 "providerId", "note", "dailyHours", "paidHours", "conflictResolution",
                 "isFullDay",
                 # extensions: a provider's request to cancel approved leave, and its decline
-                "cancellationRequestedAt", "cancellationDeclineReason"}
+                "cancellationRequestedAt", "cancellationDeclinedAt",
+                "cancellationDeclineReason"}
 REJECTION_KEYS = {"rejectedById", "rejectedBy", "rejectionReason"}
 POLICY_KEYS = {"id", "createdAt", "type", "name", "description", "accrualUnit", "payCodeId",
                "payCode"}

@@ -512,6 +512,7 @@ def test_decline_cancellation_keeps_the_leave_and_tells_the_provider_why(fresh_a
     body = declined.get_json()
     assert (body["status"], body["cancellationRequestedAt"]) == ("approved", None)
     assert body["cancellationDeclineReason"] == "The shifts were already given away"
+    assert body["cancellationDeclinedAt"] is not None
     seen = fresh_api.get(f"{REQUESTS}/{leave['id']}", user="provider@example.com").get_json()
     assert seen["cancellationDeclineReason"] == "The shifts were already given away"
     # Nothing waits any more: declining twice is refused.

@@ -122,6 +122,7 @@ class TimeOffRequest(Base):
     decided_at: Mapped[datetime | None] = mapped_column(UtcDateTime)
     # A provider's request to cancel approved leave waits here for a manager's decision.
     cancellation_requested_at: Mapped[datetime | None] = mapped_column(UtcDateTime)
+    cancellation_declined_at: Mapped[datetime | None] = mapped_column(UtcDateTime)
     cancellation_decline_reason: Mapped[str | None]
 
     policy: Mapped[TimeOffPolicy] = relationship()

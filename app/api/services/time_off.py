@@ -211,6 +211,7 @@ def request_read(request: TimeOffRequest) -> TimeOffRequestRead:
         conflict_resolution=request.conflict_resolution,  # type: ignore[arg-type]  # CHECK
         is_full_day=request.is_full_day,
         cancellation_requested_at=request.cancellation_requested_at,
+        cancellation_declined_at=request.cancellation_declined_at,
         cancellation_decline_reason=request.cancellation_decline_reason,
     )
 
@@ -504,6 +505,7 @@ def _ask_to_cancel(request: TimeOffRequest, now: datetime) -> None:
             startDate=format_timestamp(request.start_date))
     if request.cancellation_requested_at is None:
         request.cancellation_requested_at = now
+        request.cancellation_declined_at = None
         request.cancellation_decline_reason = None
 
 
@@ -522,6 +524,7 @@ def decline_cancellation(session: Session, *, actor: Actor, request_id: uuid.UUI
             f"This request is {request.status} and its provider has not asked to cancel it; "
             "there is no cancellation to decline.", currentState=request.status)
     request.cancellation_requested_at = None
+    request.cancellation_declined_at = now
     request.cancellation_decline_reason = body.reason
     request.updated_at = now
     session.flush()

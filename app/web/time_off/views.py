@@ -79,8 +79,10 @@ def request_view(req: TimeOffRequestRead, now: datetime) -> RequestView:
                            ("This leave is over." if over else "This leave has started.")
                            + " To change it, ask your manager.")
     note = None
-    if req.cancellation_decline_reason:
-        note = f"Your manager kept this leave: {req.cancellation_decline_reason}"
+    if req.cancellation_declined_at is not None:
+        reason = req.cancellation_decline_reason
+        note = f"Your manager kept this leave: {reason}" if reason else (
+            "Your manager kept this leave.")
     return RequestView(req, STATUS_WORDS["approved"], "approved", "ask", note)
 
 

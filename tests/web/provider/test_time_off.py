@@ -241,6 +241,7 @@ def test_approved_leave_asks_the_manager_then_waits(pweb):
 def test_declined_cancellation_shows_the_managers_reason(pweb):
     email = fresh_provider(pweb)
     request_id = _leave(pweb, email, first=_local(pweb, now() + timedelta(days=11)),
+                        cancellation_declined_at=now(),
                         cancellation_decline_reason="Cover is already booked")
     pweb.sign_in(email)
     page = html.unescape(pweb.client.get(f"/time-off/{request_id}").get_data(as_text=True))
@@ -268,3 +269,12 @@ def test_started_leave_has_no_cancel_action_and_says_to_ask_the_manager(pweb):
     assert forged.status_code == 303
     page = html.unescape(pweb.client.get(forged.headers["Location"]).get_data(as_text=True))
     assert "This leave has started, so it can't be cancelled here." in page
+
+
+def test_declined_cancellation_without_a_reason_still_says_it_was_kept(pweb):
+    email = fresh_provider(pweb)
+    request_id = _leave(pweb, email, first=_local(pweb, now() + timedelta(days=11)),
+                        cancellation_declined_at=now())
+    pweb.sign_in(email)
+    page = html.unescape(pweb.client.get(f"/time-off/{request_id}").get_data(as_text=True))
+    assert "Your manager kept this leave." in page

@@ -5,8 +5,8 @@ claimed by, holders of their roles only. Existing providers are given the roles 
 already use and their default role, so that nobody loses a role they were working when this
 rule arrives.
 
-`time_off_requests.cancellation_requested_at` (and the reason a manager declined the latest such
-request) record a provider's wish to cancel approved leave, which a manager decides.
+`time_off_requests.cancellation_requested_at` (and when and why a manager declined the latest
+such request) record a provider's wish to cancel approved leave, which a manager decides.
 
 Revision ID: 0005
 Revises: 0004
@@ -37,6 +37,7 @@ def upgrade() -> None:
     )
     op.create_index(op.f('ix_provider_roles_role_id'), 'provider_roles', ['role_id'], unique=False)
     op.add_column('time_off_requests', sa.Column('cancellation_requested_at', sa.DateTime(timezone=True), nullable=True))
+    op.add_column('time_off_requests', sa.Column('cancellation_declined_at', sa.DateTime(timezone=True), nullable=True))
     op.add_column('time_off_requests', sa.Column('cancellation_decline_reason', sa.String(), nullable=True))
 
     providers = sa.table('providers', sa.column('id', sa.Uuid()),
@@ -61,6 +62,7 @@ def upgrade() -> None:
 def downgrade() -> None:
     """Downgrade schema."""
     op.drop_column('time_off_requests', 'cancellation_decline_reason')
+    op.drop_column('time_off_requests', 'cancellation_declined_at')
     op.drop_column('time_off_requests', 'cancellation_requested_at')
     op.drop_index(op.f('ix_provider_roles_role_id'), table_name='provider_roles')
     op.drop_table('provider_roles')
