@@ -84,7 +84,8 @@ def test_claim_checks_answer_each_shift_in_order_with_reasons_in_members(fresh_a
     client = _client(fresh_api, http, "ed.nurse2@example.com")
     answer = client.claim_checks(ShiftClaimCheckQuery(shift_ids=[later, soon]))
     assert [str(c.shift_id) for c in answer.items] == [later, soon]
-    assert answer.items[0].claimable and answer.items[0].refusals == []
+    assert answer.items[0].claimable
+    assert answer.items[0].refusals == []
     assert not answer.items[1].claimable
     refusal = answer.items[1].refusals[0]
     assert refusal.code == "shift-claim-window-closed"
