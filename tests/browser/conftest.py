@@ -323,11 +323,10 @@ class Browse:
 
     def sign_in(self, email: str, password: str = PASSWORD, *, start: str = "/") -> None:
         """Sign in from `start` through the provider's page, ending wherever it leads."""
-        if start == "/":
-            self.goto("/")
+        self.goto(start)
+        if start == "/" and not self.path().startswith("/auth/"):
+            # A home page that offers the way in rather than leading straight to it.
             self.click(self.page.get_by_role("main").get_by_role("link", name="Sign in"))
-        else:
-            self.goto(start)
         self.fill_credentials(email, password)
 
     def fill_credentials(self, email: str, password: str = PASSWORD) -> None:
