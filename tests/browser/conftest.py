@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 from flask import Flask, request
@@ -324,7 +325,7 @@ class Browse:
     def sign_in(self, email: str, password: str = PASSWORD, *, start: str = "/") -> None:
         """Sign in from `start` through the provider's page, ending wherever it leads."""
         self.goto(start)
-        if start == "/" and not self.path().startswith("/auth/"):
+        if start == "/" and not urlsplit(self.url).path.startswith("/auth/"):
             # A home page that offers the way in rather than leading straight to it.
             self.click(self.page.get_by_role("main").get_by_role("link", name="Sign in"))
         self.fill_credentials(email, password)
