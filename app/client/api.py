@@ -207,6 +207,11 @@ class ApiClient:
         return self._call("POST", f"/shifts/{_id(shift_id)}/claim", shifts.ShiftRead,
                           body=body or shifts.ShiftClaim())
 
+    def claim_checks(self, query: shifts.ShiftClaimCheckQuery) -> shifts.ShiftClaimChecks:
+        """Whether the provider may claim each open shift asked about (at most 200), with every
+        reason not; unknown or invisible shifts are left out."""
+        return self._call("GET", "/shifts/claim-checks", shifts.ShiftClaimChecks, query=query)
+
     # -- time off ------------------------------------------------------------------------------
 
     def list_time_off_policies(self, query: time_off.TimeOffPolicyListQuery | None = None,

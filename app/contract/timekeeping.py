@@ -178,6 +178,17 @@ class PaySegment(ApiModel):
     role: str | None = None
 
 
+class TimesheetPunchRead(TimecardPunchRead):
+    """A punch on a timesheet, with the shift it was worked for."""
+
+    shift_id: Id | None = Field(
+        default=None, json_schema_extra=EXTENSION,
+        description="The shift this punch was worked for (extension): every punch of a clock-in "
+        "session belongs to the shift whose start is nearest the session's clock-in, so a night "
+        "shift's punches after midnight still name the shift that started the evening before; "
+        "null when the session matches no shift.")
+
+
 class TimesheetRead(ApiModel):
     """A provider's timesheet for a date range (extension: the spec shows only its parts)."""
 
@@ -186,7 +197,7 @@ class TimesheetRead(ApiModel):
     provider_id: Id
     start_date: Timestamp
     end_date: Timestamp
-    punches: list[TimecardPunchRead]
+    punches: list[TimesheetPunchRead]
     warnings: list[TimesheetWarning]
     errors: list[TimesheetError]
     pay_code_totals: list[PayCodeTotal]

@@ -79,17 +79,34 @@ def _add_error(field: Field, message: str) -> None:
     field.errors = errors
 
 
+_MEMBER = re.compile(r"\b[a-z]+(?:[A-Z][a-z0-9]*)+\b")
+
+
+def staff_words(form: Any, text: str) -> str:
+    """An API sentence with its member names (`endDate`) in the form's words: the label of the
+    field the member names, else the name spelt out (`end date`). Staff never see wire names."""
+    def word(match: re.Match[str]) -> str:
+        field = field_for(form, "/" + match.group(0))
+        if field is not None and field.label is not None and field.label.text:
+            return f"“{field.label.text}”"
+        return re.sub(r"(?<!^)([A-Z])", r" \1", match.group(0)).lower()
+
+    return _MEMBER.sub(word, text)
+
+
 def apply_problem(form: BaseForm, problem: ApiProblem) -> None:
-    """Show `problem` on `form`: each path's message on its field, the rest as form errors."""
+    """Show `problem` on `form`: each path's message on its field, the rest as form errors (API
+    member names in them put in the form's words)."""
     form_errors = list(form.form_errors)
-    summary = problem.problem.detail or problem.title
+    summary = staff_words(form, problem.problem.detail or problem.title)
     if summary not in form_errors:
         form_errors.append(summary)
     for error in problem.field_errors:
         field = field_for(form, error.path)
+        message = staff_words(form, error.message)
         if field is None or isinstance(field, (FieldList, FormField)):
-            if error.message not in form_errors:
-                form_errors.append(error.message)
+            if message not in form_errors:
+                form_errors.append(message)
         else:
-            _add_error(field, error.message)
+            _add_error(field, message)
     form.form_errors = form_errors

@@ -23,6 +23,7 @@ from tests.factories import START, make_shift, uid
 TIMESTAMP = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\+0000$")
 PUNCH_KEYS = {"id", "timecardId", "providerId", "generated", "createdAt", "updatedAt", "action",
               "state", "time", "providerNote", "adminNote"}
+SHEET_PUNCH_KEYS = PUNCH_KEYS | {"shiftId"}
 SHEET_KEYS = {"providerId", "startDate", "endDate", "punches", "warnings", "errors",
               "payCodeTotals", "paySegments"}
 REG = str(uid("pay:REG"))
@@ -364,6 +365,80 @@ def test_get_timesheet_answers_exactly_what_the_contract_models_write(api, world
     assert any(e.shift_id and e.timecard_id for s in items for e in s.errors)
     assert any(e.shift_id and e.timecard_id is None for s in items for e in s.errors)
     assert any(p.role is None and p.pay_codes == [] for s in items for p in s.pay_segments)
+    assert any(p.shift_id is not None for s in items for p in s.punches)
+
+
+def _night(fresh_api, world, *, start: datetime, end: datetime, card: uuid.UUID,
+           punches: list[tuple[str, datetime]]) -> str:
+    """A night shift of Pat's from `start` to `end` and punches on `card`; the shift's id."""
+    with fresh_api.db.unit_of_work(write=True) as session:
+        pat = session.get(m.Provider, world.provider)
+        shift = make_shift(session, provider=pat, team=session.get(m.Team, world.ed),
+                           role=session.get(m.Role, world.ed_nurse_role), start=start,
+                           hours=1, break_at=None)
+        shift.end_date = shift.segments[0].end_date = end
+        for action, at in punches:
+            session.add(m.TimecardPunch(timecard_id=card, provider_id=world.provider,
+                                        action=action, state="approved", time=at))
+        session.flush()
+        return str(shift.id)
+
+
+def test_timesheet_punches_name_the_night_shift_they_were_worked_for_across_dst_start(
+        fresh_api, world):
+    # Sat 7 Mar 2026, 7 PM EST to Sun 8 Mar, 7 AM EDT: clocks spring forward at 2 AM.
+    start, end = datetime(2026, 3, 8, 0, tzinfo=UTC), datetime(2026, 3, 8, 11, tzinfo=UTC)
+    night = _night(fresh_api, world, start=start, end=end, card=uid("timecard:provider"),
+                   punches=[("clock_in", start - timedelta(minutes=2)),
+                            ("break_start", start + timedelta(hours=4)),
+                            ("break_end", start + timedelta(hours=4, minutes=30)),
+                            ("clock_out", end + timedelta(minutes=2)),
+                            # Sun 8 Mar, 11 PM EDT: no shift near it.
+                            ("clock_in", datetime(2026, 3, 9, 3, tzinfo=UTC)),
+                            ("clock_out", datetime(2026, 3, 9, 3, 30, tzinfo=UTC))])
+    response = _sheet(fresh_api, provider=str(world.provider),
+                      startDate="2026-03-07T05:00:00+0000", endDate="2026-03-09T04:00:00+0000")
+
+    assert response.status_code == 200, response.get_json()
+    sheet = response.get_json()
+    assert all(set(p) == SHEET_PUNCH_KEYS for p in sheet["punches"])
+    by_time = {p["time"]: p for p in sheet["punches"]}
+    worked = [by_time[_wire(t)] for t in (start - timedelta(minutes=2), start + timedelta(hours=4),
+                                          start + timedelta(hours=4, minutes=30),
+                                          end + timedelta(minutes=2))]
+    assert [p["shiftId"] for p in worked] == [night] * 4
+    stray = by_time["2026-03-09T03:00:00+0000"]
+    assert stray["shiftId"] is None
+    assert by_time["2026-03-09T03:30:00+0000"]["shiftId"] is None
+    assert {"type": "missing_shift", "punchId": stray["id"]} in sheet["warnings"]
+    assert not any(w["punchId"] in {p["id"] for p in worked} for w in sheet["warnings"])
+    # A window ending at midnight still names the shift of the punches before it.
+    evening = _sheet(fresh_api, provider=str(world.provider),
+                     startDate="2026-03-07T05:00:00+0000", endDate="2026-03-08T05:00:00+0000")
+    assert [p["shiftId"] for p in evening.get_json()["punches"]
+            if p["time"] >= "2026-03-07T23"] == [night] * 3  # clock-in, break
+
+
+def test_timesheet_punches_name_the_night_shift_across_dst_end(fresh_api, world):
+    # Sat 31 Oct 2026, 7 PM EDT to Sun 1 Nov, 7 AM EST: clocks fall back at 2 AM (13 hours).
+    start, end = datetime(2026, 10, 31, 23, tzinfo=UTC), datetime(2026, 11, 1, 12, tzinfo=UTC)
+    with fresh_api.db.unit_of_work(write=True) as session:
+        card = m.Timecard(provider_id=world.provider,
+                          period_start=datetime(2026, 10, 19, 4, tzinfo=UTC),
+                          period_end=datetime(2026, 11, 2, 5, tzinfo=UTC))
+        session.add(card)
+        session.flush()
+        card_id = card.id
+    night = _night(fresh_api, world, start=start, end=end, card=card_id,
+                   punches=[("clock_in", start), ("clock_out", end)])
+    response = _sheet(fresh_api, provider=str(world.provider),
+                      startDate="2026-10-31T04:00:00+0000", endDate="2026-11-02T05:00:00+0000")
+
+    assert response.status_code == 200, response.get_json()
+    sheet = response.get_json()
+    assert [(p["action"], p["shiftId"]) for p in sheet["punches"]] == [
+        ("clock_in", night), ("clock_out", night)]
+    assert sheet["warnings"] == []
 
 
 def test_openapi_documents_timekeeping_reads(api):

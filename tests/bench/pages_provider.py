@@ -14,7 +14,7 @@ from typing import Any
 from app.config import Settings
 from app.web.clock.views import fetch as clock_fetch
 from app.web.shifts.views import fetch as shifts_fetch
-from app.web.shifts.views import leave_query, open_queries, week_query
+from app.web.shifts.views import leave_query, open_fetch, week_query
 from app.web.time_off.views import fetch as time_off_fetch
 from app.web.timecard.views import fetch as timecard_fetch
 from tests.bench.pages import PageCase
@@ -59,8 +59,7 @@ CASES = [
     PageCase(name="my timecard", email=PROVIDER, path="/timecard", api_calls=_timecard),
     PageCase(name="my shifts (week)", email=PROVIDER, path="/shifts/mine", api_calls=_week),
     PageCase(name="open shifts", email=PROVIDER, path="/shifts/open",
-             api_calls=lambda client: shifts_fetch(
-                 client, *open_queries(_now(), _provider_id(client))),
+             api_calls=lambda client: open_fetch(client, _now()),
              compressed_bytes=True),
     PageCase(name="time off", email=PROVIDER, path="/time-off",
              api_calls=lambda client: time_off_fetch(client)),

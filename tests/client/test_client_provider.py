@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from app.client import ApiClient, Conflict, ValidationProblem, build_http
-from app.contract.shifts import ShiftCreate, ShiftSegmentCreate
+from app.contract.shifts import ShiftClaimCheckQuery, ShiftCreate, ShiftSegmentCreate
 from app.contract.timekeeping import PunchCreate
 
 
@@ -76,3 +76,17 @@ def test_second_claim_is_already_claimed(fresh_api, http):
     with pytest.raises(Conflict) as caught:
         _client(fresh_api, http, "ed.nurse2@example.com").claim_shift(shift_id)
     assert caught.value.code == "shift-already-claimed"
+
+
+def test_claim_checks_answer_each_shift_in_order_with_reasons_in_members(fresh_api, http):
+    soon = _open_shift(fresh_api, http, datetime.now(UTC) + timedelta(minutes=30))
+    later = _open_shift(fresh_api, http, datetime.now(UTC) + timedelta(days=4))
+    client = _client(fresh_api, http, "ed.nurse2@example.com")
+    answer = client.claim_checks(ShiftClaimCheckQuery(shift_ids=[later, soon]))
+    assert [str(c.shift_id) for c in answer.items] == [later, soon]
+    assert answer.items[0].claimable
+    assert answer.items[0].refusals == []
+    assert not answer.items[1].claimable
+    refusal = answer.items[1].refusals[0]
+    assert refusal.code == "shift-claim-window-closed"
+    assert refusal.model_extra["minimumNoticeMinutes"] == 120

@@ -109,3 +109,12 @@ def test_to_contract_builds_contract_model(web):
         label = LabelForm().to_contract()
     assert isinstance(label, LabelCreate)
     assert label.name == "Float"
+
+
+def test_apply_problem_puts_api_member_names_in_the_forms_words(form):
+    apply_problem(form, _problem(
+        detail="endDate must come after startDate; pick a later endDate.",
+        errors=[{"path": "/note", "message": "must not mention providerId or isFullDay"}]))
+    assert form.form_errors == [
+        "end date must come after “Start date”; pick a later end date."]
+    assert form.note.errors == ["must not mention “Provider” or is full day"]

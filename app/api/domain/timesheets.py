@@ -8,9 +8,10 @@ and the pay segments actually worked. Rules (DESIGN.md "Timesheets"):
   the timecard state machine: clock_in … [break_start … break_end]* … clock_out.
 - A session belongs to the shift whose start is nearest its clock-in, among the shifts that start
   at most `missing_shift_tolerance` (2 h) after the clock-in and have not ended by it; none is a
-  `missing_shift` warning. The first clock-in and the last clock-out of a shift with working time
-  are compared with its start and end: beyond `grace_minutes` they are `clock_in_early`/`_late`
-  and `clock_out_early`/`_late`.
+  `missing_shift` warning. Every punch of the session (clock-in, breaks, clock-out) was worked
+  for that shift (`punch_shifts`), even one after midnight or past the window's end. The first
+  clock-in and the last clock-out of a shift with working time are compared with its start and
+  end: beyond `grace_minutes` they are `clock_in_early`/`_late` and `clock_out_early`/`_late`.
 - A clock-in without a clock-out is `no_clock_out` once overdue: when another clock-in follows it,
   when its shift has ended, or — without a shift — when its pay period is over, and at the latest
   `MAX_SESSION` after clocking in. An overdue session counts no time (its end is unknown); a
@@ -240,6 +241,9 @@ class Timesheet:
     errors: list[TimesheetError]
     pay_code_totals: list[PayCodeTotal]
     pay_segments: list[PaySegment]
+    punch_shifts: dict[Id, Id] = field(default_factory=dict)
+    """The shift each punch was worked for: every punch of a session matched to a shift (its
+    clock-in, breaks and clock-out) by punch id; punches of no shift are absent."""
 
 
 def pay_segment_id(session: Id, kind: str, start: datetime) -> str:
@@ -265,6 +269,8 @@ class _Session:
     clock_in: SheetPunch
     clock_out: SheetPunch | None = None
     breaks: list[Interval[datetime]] = field(default_factory=list)
+    punches: list[SheetPunch] = field(default_factory=list)
+    """Every counted punch of the session, its clock-in first."""
     break_start: datetime | None = None
     superseded: bool = False
 
@@ -283,10 +289,12 @@ def sessions_of(punches: Sequence[SheetPunch]) -> list[_Session]:
             if current is not None:
                 current.superseded = True
                 sessions.append(current)
-            current = _Session(punch)
-        elif current is None:
+            current = _Session(punch, punches=[punch])
             continue
-        elif punch.action == "break_start":
+        if current is None:
+            continue
+        current.punches.append(punch)
+        if punch.action == "break_start":
             if current.break_start is None:
                 current.break_start = punch.time
         elif punch.action == "break_end":
@@ -536,4 +544,6 @@ def compute_timesheet(data: TimesheetInput) -> Timesheet:
         errors=errors,
         pay_code_totals=_totals(in_window, segments, window, data),
         pay_segments=segments,
+        punch_shifts={punch.id: shift.id for session, shift in matched if shift is not None
+                      for punch in session.punches},
     )

@@ -540,10 +540,13 @@ def _load(session: Session, provider_ids: Sequence[uuid.UUID], low: datetime, hi
     return _Loaded(shifts, punches, periods)
 
 
-def _punch_document(row: _PunchRow) -> Document:
-    """A punch of `_load` as the wire's `TimecardPunchRead`: its leading columns are the
-    members' values in order (zip stops at the last member, before the row's datetime)."""
-    return dict(zip(_PUNCH_MEMBERS, row, strict=False))
+def _punch_document(row: _PunchRow, shift_id: str | None) -> Document:
+    """A punch of `_load` as the wire's `TimesheetPunchRead`: its leading columns are the
+    members' values in order (zip stops at the last member, before the row's datetime), then
+    the shift it was worked for."""
+    document = dict(zip(_PUNCH_MEMBERS, row, strict=False))
+    document["shiftId"] = shift_id
+    return document
 
 
 def _error_document(error: sheets.TimesheetError) -> Document:
@@ -568,7 +571,8 @@ def _timesheet_document(provider_id: str, sheet: sheets.Timesheet, window: tuple
         "providerId": provider_id,
         "startDate": window[0],
         "endDate": window[1],
-        "punches": [_punch_document(row) for row in sheet.punches],
+        "punches": [_punch_document(row, sheet.punch_shifts.get(row.id))
+                    for row in sheet.punches],
         "warnings": [{"type": w.type, "punchId": w.punch_id} for w in sheet.warnings],
         "errors": [_error_document(e) for e in sheet.errors],
         "payCodeTotals": [

@@ -23,6 +23,7 @@ from urllib.parse import urlencode
 from flask import Blueprint, Response, abort, flash, request, url_for
 
 from app.client import ApiClient, ApiProblem, VersionConflict
+from app.contract.common import Page
 from app.contract.providers import ProviderListQuery, ProviderWithRelations
 from app.contract.roles import RoleListQuery, RoleRead
 from app.contract.shifts import (
@@ -88,6 +89,7 @@ class Week:
     rows: list[tuple[str, str]] = field(default_factory=list)
     compare: list[Comparison] = field(default_factory=list)
     off: set[tuple[str, date]] = field(default_factory=set)
+    role_warning: str | None = None  # the editor's provider does not hold the shift's roles
 
     @property
     def days(self) -> list[date]:
@@ -130,7 +132,12 @@ def _team_and_week(me: UserMe, args: Any) -> tuple[uuid.UUID | None, date]:
 
 def week_reads(client: ApiClient, team: uuid.UUID | None, begin: datetime, end: datetime,
                ) -> list[Callable[[], Any]]:
-    """The schedule's reads: teams, people, shifts, approved time off and roles of the week."""
+    """The schedule's reads: teams, people, shifts, approved time off and roles of the week.
+    Only one team's: with no team (there is none to pick) the week is empty, never every
+    team's."""
+    if team is None:
+        return [lambda: client.list_teams(TeamListQuery(page_size=200)),
+                *[lambda: Page[Any](items=[], cursor=None)] * 4]
     return [
         lambda: client.list_teams(TeamListQuery(page_size=200)),
         lambda: client.list_providers(ProviderListQuery(team_id=team, page_size=200)),
@@ -153,6 +160,10 @@ def build_week(args: Any, *, extra: list[Callable[[], Any]] | None = None,
         team_id = default_team(me, client.list_teams(TeamListQuery(page_size=200)).items)
     begin, end = local_instant(start), local_instant(start + timedelta(days=7))
     answers = client.concurrently(*week_reads(client, team_id, begin, end), *(extra or []))
+    if team_id is not None and all(t.id != team_id for t in answers[0].items):
+        # A team that is not there (a stale or mistyped link): the default team's week instead.
+        team_id = default_team(me, answers[0].items)
+        answers = client.concurrently(*week_reads(client, team_id, begin, end), *(extra or []))
     teams, providers, shifts, time_off, roles = answers[:5]
     more = answers[5:]
     mine = my_teams(me, teams.items)
@@ -214,9 +225,45 @@ def _hex(value: str) -> str:
 
 # -- editing a shift ---------------------------------------------------------------------------
 
-def _provider_choices(week: Week) -> list[Any]:
-    return options([("", "Open shift (nobody)")] + [
-        (str(p.id), p.name or p.email) for p in week.providers])
+def _shift_roles(week: Week, shift: ShiftRead) -> dict[str, str]:
+    """The roles the shift's work needs: id → name, in order."""
+    names = {str(r.id): r.name for r in week.roles}
+    found: dict[str, str] = {}
+    for s in shift.segments:
+        if s.role is not None and s.type in ("working", "on_call"):
+            found.setdefault(str(s.role), names.get(str(s.role)) or s.role_name or "a role")
+    return found
+
+
+def _unheld(week: Week, shift: ShiftRead, provider: ProviderWithRelations) -> list[str]:
+    held = {str(r.id) for r in provider.roles}
+    return [name for role, name in _shift_roles(week, shift).items() if role not in held]
+
+
+def _and(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def role_warning(week: Week, shift: ShiftRead, provider_id: str | uuid.UUID | None) -> str | None:
+    """"Pat Provider does not hold the role Physician." when the provider given the shift does
+    not hold a role it needs (managers may still assign it; claims need the role)."""
+    person = next((p for p in week.providers if str(p.id) == str(provider_id or "")), None)
+    if person is None:
+        return None
+    unheld = _unheld(week, shift, person)
+    if not unheld:
+        return None
+    noun = "the role" if len(unheld) == 1 else "the roles"
+    return f"{person.name or person.email} does not hold {noun} {_and(unheld)}."
+
+
+def _provider_choices(week: Week, shift: ShiftRead) -> list[Any]:
+    def label(p: ProviderWithRelations) -> str:
+        unheld = _unheld(week, shift, p)
+        name = p.name or p.email
+        return f"{name} (does not hold {_and(unheld)})" if unheld else name
+
+    return options([("", "Open shift (nobody)")] + [(str(p.id), label(p)) for p in week.providers])
 
 
 def _fill(form: ShiftEditForm, shift: ShiftRead) -> None:
@@ -275,7 +322,8 @@ def _editor(week: Week, shift: ShiftRead, form: ShiftEditForm | None = None, *,
         form = ShiftEditForm(formdata=None)
         _fill(form, shift)
         _loaded(form)
-    form.provider.choices = _provider_choices(week)
+    form.provider.choices = _provider_choices(week, shift)
+    week.role_warning = role_warning(week, shift, form.provider.data)
     week.editing, week.edit_form, week.conflict = shift, form, conflict
     if conflict is not None:
         week.compare = compare(week, conflict, form)
@@ -382,6 +430,9 @@ def update(shift_id: uuid.UUID) -> Response:
         apply_problem(form, problem)
         return _editor(week, shift, form, status=422)
     flash(f"Saved {week.person(_provider_of(form, shift))}'s shift.", "success")
+    warning = role_warning(week, shift, _provider_of(form, shift))
+    if warning:
+        flash(f"{warning} The shift is saved; change it if that was not meant.", "warning")
     return _back_to(week)
 
 

@@ -50,6 +50,7 @@ from app.web.manage_schedule.calendar import (
     zone,
 )
 from app.web.security import safe_next
+from app.web.worked_days import punch_days, shift_days
 
 bp = Blueprint("manage_timesheets", __name__)
 
@@ -136,17 +137,27 @@ class Period:
             {k: v for k, v in args.items() if v})
 
     def days(self) -> list[tuple[date, list[ShiftRead], list[TimecardPunchRead]]]:
-        """The chosen provider's days that have shifts or punches, each with both."""
+        """The chosen provider's days that have shifts or punches, each with both. A punch is
+        shown under the day its shift started (the API says which shift it was worked for), so
+        a night shift's punches after midnight stay with the evening it began."""
         if not self.chosen or not self.chosen.sheet:
             return []
         pid = self.chosen.provider.id
+        mine = [s for s in self.shifts if s.provider == pid]
+        starts = shift_days(mine, zone())
+        placed = punch_days(self.chosen.sheet.punches, starts, zone())
+        first = self.start
         out = []
         for i in range(self.length):
             day = self.start + timedelta(days=i)
-            shifts = [s for s in self.shifts
-                      if s.provider == pid and local_day(s.start_date) == day]
-            punches = sorted((p for p in self.chosen.sheet.punches if local_day(p.time) == day),
+            punches = sorted((p for p in self.chosen.sheet.punches
+                              if max(placed.get(p.id, local_day(p.time)), first) == day),
                              key=lambda p: p.time)
+            # A shift begun the day before the period shows on its first day with its punches.
+            worked_for = {str(p.shift_id) for p in punches}
+            shifts = [s for s in mine
+                      if starts[str(s.id)] == day or (day == first and starts[str(s.id)] < first
+                                                       and str(s.id) in worked_for)]
             if shifts or punches:
                 out.append((day, shifts, punches))
         return out

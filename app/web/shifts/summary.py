@@ -61,7 +61,6 @@ class ShiftView:
     segments: tuple[SegmentView, ...]
     labels: tuple[LabelView, ...] = field(default=())
     version: int | None = None
-    closed_note: str | None = None  # why it cannot be claimed, when the page knows already
 
     @property
     def minutes(self) -> int:

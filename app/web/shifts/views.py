@@ -14,7 +14,8 @@ Must not import `app.api`; it reaches the API only through `app.client`.
 from __future__ import annotations
 
 import uuid
-from dataclasses import dataclass, replace
+from collections.abc import Mapping
+from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from functools import partial
 from typing import Any
@@ -24,7 +25,7 @@ from flask import Blueprint, Response, current_app, flash, g, request, url_for
 from app.client import ApiClient, ApiProblem
 from app.contract.common import parse_timestamp
 from app.contract.labels import LabelListQuery
-from app.contract.shifts import ShiftListQuery, ShiftRead
+from app.contract.shifts import ShiftClaimCheck, ShiftClaimCheckQuery, ShiftListQuery, ShiftRead
 from app.contract.teams import TeamListQuery
 from app.contract.time_off import TimeOffRequestListQuery, TimeOffRequestRead
 from app.web.auth import api, my_provider_id
@@ -44,7 +45,6 @@ bp = Blueprint("shifts", __name__)
 
 LIST_DAYS = 28
 OPEN_DAYS = 28
-MINUTE = timedelta(minutes=1)
 EXPORT_PAST = timedelta(days=14)
 EXPORT_AHEAD = timedelta(days=120)
 
@@ -139,14 +139,35 @@ def week_query(monday: date, zone: Any, provider_id: uuid.UUID | None,
                      _local_midnight(monday + timedelta(days=7), zone), provider_id)
 
 
-def open_queries(now: datetime, provider_id: uuid.UUID | None,
+def open_queries(now: datetime, provider_id: uuid.UUID | None = None,
                  ) -> tuple[ShiftListQuery | None, ...]:
-    """The coming four weeks' open shifts of the provider's teams, and their own shifts (the
-    page warns about overlaps before anyone presses Claim)."""
-    end = now + timedelta(days=OPEN_DAYS)
-    return (ShiftListQuery(start_date=now, end_date=end, open_only=True,
-                           include_display_names=True, page_size=200),
-            own_query(now, end, provider_id))
+    """The coming four weeks' open shifts of the provider's teams (whether each may be claimed
+    is the API's answer: `claim_checks`)."""
+    return (ShiftListQuery(start_date=now, end_date=now + timedelta(days=OPEN_DAYS),
+                           open_only=True, include_display_names=True, page_size=200),)
+
+
+CHECK_CHUNK = 200  # claim-checks takes at most 200 ids a call
+
+
+def claim_checks(client: ApiClient, shift_ids: list[str], provider_id: uuid.UUID | None,
+                 ) -> dict[str, ShiftClaimCheck]:
+    """The API's claim checks of the open shifts, by shift id (in chunks, concurrently); none for
+    a user who is not a provider."""
+    if provider_id is None or not shift_ids:
+        return {}
+    chunks = [shift_ids[i:i + CHECK_CHUNK] for i in range(0, len(shift_ids), CHECK_CHUNK)]
+    answers = client.concurrently(*(
+        partial(client.claim_checks, ShiftClaimCheckQuery(shift_ids=chunk)) for chunk in chunks))
+    return {str(c.shift_id): c for answer in answers for c in answer.items}
+
+
+def open_fetch(client: ApiClient, now: datetime) -> list[Any]:
+    """The open-shifts page's two rounds: the user, the open shifts, teams and labels; then the
+    claim checks of those shifts."""
+    me, shifts, teams, labels = fetch(client, *open_queries(now))
+    ids = [str(s.id) for s in shifts if s.provider is None and s.start_date > now]
+    return [me, shifts, teams, labels, claim_checks(client, ids, me.provider_id)]
 
 
 def _week_start(text: str | None, today: date) -> date:
@@ -209,85 +230,127 @@ def export() -> Response:
         "Cache-Control": "private, no-store"})
 
 
-def _open_views() -> tuple[list[ShiftView], dict[str, list[ShiftView]]]:
-    """The open shifts not yet started, and for each the provider's shifts it overlaps."""
+@dataclass(frozen=True)
+class OpenShift:
+    """An open shift and, when the provider may not claim it, why not in words."""
+
+    shift: ShiftView
+    reasons: tuple[str, ...] = ()
+
+    @property
+    def id(self) -> str:
+        """The shift's id."""
+        return self.shift.id
+
+
+NOT_A_PROVIDER = "Only providers can claim shifts."
+
+
+def _open_views() -> tuple[list[OpenShift], list[OpenShift]]:
+    """The open shifts not yet started: those the provider may claim, and the others with the
+    API's reasons why not."""
     now = datetime.now(UTC)
-    me, shifts, teams, labels, _leave = _fetch(*open_queries(now, my_provider_id()))
-    # Claims close the API's notice window before the start (the same setting it reads): say so
-    # instead of offering a button that can only be refused.
-    notice = timedelta(minutes=current_app.extensions["shiftdesk_web"].settings
-                       .claim_notice_minutes)
-    closed = (f"Starts too soon to claim here: claims close {minutes_words(notice // MINUTE)} "
-              "before the start. Call your manager if you can cover it.")
-    views = [shift_view(s, teams, labels) for s in shifts
-             if s.provider is None and s.start_date > now]
-    views = [replace(v, closed_note=closed) if v.start - now < notice else v for v in views]
-    mine = [shift_view(s, teams) for s in shifts
-            if s.provider is not None and s.provider == me.provider_id]
-    overlaps = {v.id: [m for m in mine if m.start < v.end and v.start < m.end] for v in views}
-    return views, overlaps
+    me, shifts, teams, labels, checks = open_fetch(api(), now)
+    g.shiftdesk_me = me  # the menu reads it; no second call
+    names, label_names = team_names(teams.items), label_views(labels.items)
+    claimable: list[OpenShift] = []
+    unavailable: list[OpenShift] = []
+    for s in shifts:
+        if s.provider is not None or s.start_date <= now:
+            continue
+        view = shift_view(s, names, label_names)
+        check = checks.get(str(s.id))
+        if check is None:
+            if me.provider_id is None:
+                unavailable.append(OpenShift(view, (NOT_A_PROVIDER,)))
+            continue  # gone since it was listed
+        if check.claimable:
+            claimable.append(OpenShift(view))
+        else:
+            unavailable.append(OpenShift(view, tuple(
+                refusal_words(r.code, r.model_extra or {}, r.detail) for r in check.refusals)))
+    return claimable, unavailable
 
 
 @bp.get("/shifts/open")
 def open() -> Response:
-    """Open shifts the provider could take, each with a Claim button."""
-    views, overlaps = _open_views()
-    return render("shifts/open.html", fragment="open_shifts", shifts=views, problems={},
-                  gone=None, overlaps=overlaps)
+    """Open shifts: those the provider can take, each with a Claim button, then the others,
+    each with the reasons it is not theirs to claim."""
+    claimable, unavailable = _open_views()
+    return render("shifts/open.html", fragment="open_shifts", claimable=claimable,
+                  unavailable=unavailable)
 
 
-def claim_problem(problem: ApiProblem) -> str:
-    """A claim refusal in words a nurse understands."""
-    ext = problem.extensions
-    zone = _zone()
+def _when(value: Any) -> str:
+    at = parse_timestamp(value).astimezone(_zone())
+    return f"{at:%a} {at.day} {at:%b}, {at:%I:%M %p}".replace(", 0", ", ")
 
-    def when(value: Any) -> str:
-        at = parse_timestamp(value).astimezone(zone)
-        return f"{at:%a} {at.day} {at:%b}, {at:%I:%M %p}".replace(", 0", ", ")
 
-    code = problem.code
+def _span(item: Mapping[str, Any]) -> str:
+    start = parse_timestamp(item["startDate"]).astimezone(_zone())
+    end = parse_timestamp(item["endDate"]).astimezone(_zone())
+    if end.date() == start.date():
+        return f"{_when(item['startDate'])} to {end:%I:%M %p}".replace("to 0", "to ")
+    return f"{_when(item['startDate'])} to {_when(item['endDate'])}"
+
+
+def refusal_words(code: str | None, members: Mapping[str, Any], detail: str | None) -> str:
+    """Why a claim is (or would be) refused, in words a nurse understands, from the problem
+    code and its members; the API's sentence for anything else."""
     if code == "shift-already-claimed":
         return "Someone else already claimed this shift. It is no longer open."
     if code == "shift-already-started":
         return "This shift has already started, so it can't be claimed any more."
     if code == "shift-claim-window-closed":
-        notice = minutes_words(int(ext.get("minimumNoticeMinutes") or 0))
-        starts = f" It starts {when(ext['startsAt'])}." if ext.get("startsAt") else ""
+        notice = minutes_words(int(members.get("minimumNoticeMinutes") or 0))
+        starts = f" It starts {_when(members['startsAt'])}." if members.get("startsAt") else ""
         return (f"This shift starts too soon to claim here: shifts must be claimed at least "
                 f"{notice} before they start.{starts} Call your manager if you can cover it.")
+    if code == "shift-role-not-held":
+        roles = [str(r.get("name")) for r in members.get("roles") or []]
+        which = " and ".join(roles) or "a role"
+        one = "that role" if len(roles) <= 1 else "those roles"
+        return f"This shift is for {which}, and you don't hold {one}."
     if code == "shift-missing-skills":
         missing = [f"{s.get('name')}: {s['value']}" if s.get("value") else str(s.get("name"))
-                   for s in ext.get("missingSkills") or []]
-        return ("You don't have the skills this shift needs: " + ", ".join(missing) + ".")
+                   for s in members.get("missingSkills") or []]
+        return "You don't have the skills this shift needs: " + ", ".join(missing) + "."
+    if code == "shift-time-off-conflict":
+        spans = [_span(t) for t in members.get("timeOff") or []]
+        return "It falls in your approved time off: " + "; ".join(spans) + "."
     if code == "shift-schedule-conflict":
-        spans = []
-        for c in ext.get("conflicts") or []:
-            end = parse_timestamp(c["endDate"]).astimezone(zone)
-            spans.append(f"{when(c['startDate'])} to {end:%I:%M %p}".replace("to 0", "to "))
-        return ("This shift overlaps shifts you already have: " + "; ".join(spans) + ".")
-    return problem.detail
+        spans = [_span(c) for c in members.get("conflicts") or []]
+        return "This shift overlaps shifts you already have: " + "; ".join(spans) + "."
+    return detail or "This shift can't be claimed."
+
+
+def claim_problem(problem: ApiProblem) -> str:
+    """A claim refusal in words a nurse understands."""
+    return refusal_words(problem.code, problem.extensions, problem.detail or problem.title)
 
 
 @bp.post("/shifts/<uuid:shift_id>/claim")
 def claim(shift_id: uuid.UUID) -> Response:
-    """Claim an open shift; a refusal shows on the shift."""
+    """Claim an open shift. A refusal shows on the shift, its button gone (htmx), or as a
+    message on the list the browser is sent back to (post/redirect/get, so a reload never
+    claims again)."""
     try:
         claimed = api().claim_shift(shift_id)
     except ApiProblem as problem:
         if problem.status not in (403, 404, 409):
             raise
         message = claim_problem(problem)
-        views, overlaps = _open_views()
-        found = next((v for v in views if v.id == str(shift_id)), None)
-        if is_partial():
-            # The shift as it is now (or gone) with the refusal on it: an in-place update.
-            if found is not None:
-                return render_macro("shifts/_open.html", "open_shift", found, problem=message,
-                                    overlaps=overlaps.get(found.id))
-            return render_macro("shifts/_open.html", "gone_shift", str(shift_id), message)
-        return render("shifts/open.html", shifts=views, problems={str(shift_id): message},
-                      gone=None if found else {"id": str(shift_id), "problem": message},
-                      overlaps=overlaps, status=409)
+        if not is_partial():
+            flash(message, "error")
+            return see_other(url_for("shifts.open"))
+        # The shift as it is now (or gone) with the refusal on it, no button: in place.
+        claimable, unavailable = _open_views()
+        found = next((o for o in claimable + unavailable if o.id == str(shift_id)), None)
+        if found is not None:
+            reasons = tuple(r for r in found.reasons if r != message)
+            return render_macro("shifts/_open.html", "open_shift", found.shift,
+                                problem=message, reasons=reasons)
+        return render_macro("shifts/_open.html", "gone_shift", str(shift_id), message)
     at = claimed.start_date.astimezone(_zone())
     flash(f"Shift claimed: {at:%a} {at.day} {at:%b}, {at:%I:%M %p}. It is now in My shifts."
           .replace(", 0", ", "), "success")

@@ -19,9 +19,11 @@ from typing import Any
 from flask import Blueprint, Response, abort, current_app, flash, url_for
 
 from app.client import ApiClient
+from app.contract.shifts import ShiftListQuery, ShiftRead
 from app.contract.timekeeping import TimecardPunchRead, TimesheetQuery, TimesheetRead
 from app.web.auth import api, current_user
 from app.web.htmx import render, see_other
+from app.web.worked_days import punch_days, shift_days
 
 bp = Blueprint("timecard", __name__)
 
@@ -64,22 +66,28 @@ def _minutes(start: datetime, end: datetime | None, now: datetime) -> int:
 
 
 def build_days(punches: list[TimecardPunchRead], sheet: TimesheetRead | None,
-               now: datetime) -> list[Day]:
-    """Punches grouped by local day, newest day first, with worked and break minutes."""
+               now: datetime, shifts: list[ShiftRead] | None = None) -> list[Day]:
+    """Punches grouped by day, newest day first, with worked and break minutes. A punch and the
+    time worked go under the day the shift they were worked for started (the timesheet names
+    the shift), so a night shift's hours after midnight stay with the evening it began; time of
+    no shift under the day of its clock-in."""
     zone = _zone()
+    starts = shift_days(shifts or [], zone)
+    placed = punch_days(sheet.punches if sheet else [], starts, zone)
     days: dict[date, Day] = {}
     for punch in punches:
-        local = punch.time.astimezone(zone).date()
+        local = placed.get(punch.id) or punch.time.astimezone(zone).date()
         days.setdefault(local, Day(local)).punches.append(punch)
     card_ids = {str(p.timecard_id) for p in punches}
     seconds: dict[date, dict[str, int]] = defaultdict(lambda: {"worked": 0, "breaks": 0})
     for segment in sheet.pay_segments if sheet else []:
         if segment.timecard_id not in card_ids:
             continue
-        local = segment.start_date.astimezone(zone).date()
-        key = "breaks" if segment.type in ("paid_break", "unpaid_break") else "worked"
         if segment.type == "time_off":
             continue
+        local = (starts.get(segment.shift_id) if segment.shift_id else None) or \
+            segment.start_date.astimezone(zone).date()
+        key = "breaks" if segment.type in ("paid_break", "unpaid_break") else "worked"
         seconds[local][key] += int(((segment.end_date or now) - segment.start_date)
                                    .total_seconds())
     for local, totals in seconds.items():
@@ -89,19 +97,23 @@ def build_days(punches: list[TimecardPunchRead], sheet: TimesheetRead | None,
 
 
 def fetch(client: ApiClient, provider_id: Any, now: datetime) -> list[Any]:
-    """The page's API calls after the user: the timecard and the timesheet around it,
-    concurrently (the page benchmark makes the same calls)."""
+    """The page's API calls after the user: the timecard, the timesheet around it and the
+    provider's shifts of that window (the days punches are shown under), concurrently (the page
+    benchmark makes the same calls)."""
     if provider_id is None:  # not a provider: the API's answer (no timecard) is the page
-        return [client.my_timecard(), None]
-    query = TimesheetQuery(provider=provider_id, start_date=now - LOOKBACK,
-                           end_date=now + timedelta(days=1))
-    return client.concurrently(client.my_timecard, lambda: client.timesheet(query))
+        return [client.my_timecard(), None, []]
+    start, end = now - LOOKBACK, now + timedelta(days=1)
+    query = TimesheetQuery(provider=provider_id, start_date=start, end_date=end)
+    shifts = ShiftListQuery(provider_id=provider_id, start_date=start, end_date=end,
+                            page_size=200)
+    return client.concurrently(client.my_timecard, lambda: client.timesheet(query),
+                               lambda: list(client.iterate(client.list_shifts, shifts)))
 
 
-def _load() -> tuple[list[TimecardPunchRead], TimesheetRead | None, datetime]:
+def _load() -> tuple[list[TimecardPunchRead], TimesheetRead | None, datetime, list[ShiftRead]]:
     now = datetime.now(UTC)
-    card, sheet = fetch(api(), current_user().provider_id, now)
-    return card.punches, sheet, now
+    card, sheet, shifts = fetch(api(), current_user().provider_id, now)
+    return card.punches, sheet, now, shifts
 
 
 def _warnings(sheet: TimesheetRead | None, punch_ids: set[str]) -> dict[str, list[str]]:
@@ -125,8 +137,8 @@ def _errors(sheet: TimesheetRead | None, card_ids: set[str]) -> list[str]:
 @bp.get("/timecard")
 def index() -> Response:
     """This pay period's punches by day, minutes, review states and warnings."""
-    punches, sheet, now = _load()
-    days = build_days(punches, sheet, now)
+    punches, sheet, now, shifts = _load()
+    days = build_days(punches, sheet, now, shifts)
     warnings = _warnings(sheet, {str(p.id) for p in punches})
     errors = _errors(sheet, {str(p.timecard_id) for p in punches})
     return render("timecard/index.html", fragment="timecard_days", days=days, warnings=warnings,

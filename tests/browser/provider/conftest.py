@@ -34,7 +34,8 @@ def arrange(site: Site, change: Callable[[Session], Any]) -> Any:
 
 def account(site: Site, name: str, *, team: str = "Emergency",
             policies: tuple[str, ...] = ("pto",)) -> str:
-    """A new provider who can sign in with the demo password; returns the email."""
+    """A new provider (a Registered Nurse of `team`) who can sign in with the demo password;
+    returns the email."""
     email = f"{name.lower().replace(' ', '.')}.{next(_COUNTER)}.{uuid.uuid4().hex[:6]}" \
             "@example.com"
 
@@ -44,6 +45,7 @@ def account(site: Site, name: str, *, team: str = "Emergency",
                                default_role_id=uid(f"role:{team}:Registered Nurse"))
         session.flush()
         person.user.rbac_roles = [roles["Provider"]]
+        person.roles = [session.get(m.Role, uid(f"role:{team}:Registered Nurse"))]
         person.user.password_hash = _HASH
         for key in policies:
             policy = session.get(m.TimeOffPolicy, uid(f"policy:{key}"))

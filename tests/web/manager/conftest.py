@@ -59,10 +59,11 @@ def add_request(session: Any, world: World, *, provider: uuid.UUID | None = None
 
 
 def add_shift(session: Any, world: World, *, provider: uuid.UUID | None, start: datetime,
-              team: str = "Emergency", hours: int = 12) -> uuid.UUID:
-    """A shift of `provider` (None: open) in `team` starting at `start`."""
+              team: str = "Emergency", hours: int = 12,
+              role_name: str = "Registered Nurse") -> uuid.UUID:
+    """A shift of `provider` (None: open) in `team` of `role_name` starting at `start`."""
     team_row = session.get(m.Team, uid(f"team:{team}"))
-    role = session.get(m.Role, uid(f"role:{team}:Registered Nurse"))
+    role = session.get(m.Role, uid(f"role:{team}:{role_name}"))
     person = session.get(m.Provider, provider) if provider else None
     shift = make_shift(session, provider=person, team=team_row, role=role, start=start,
                        hours=hours)

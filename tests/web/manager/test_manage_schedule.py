@@ -132,3 +132,57 @@ def test_admin_in_no_team_sees_the_first_teams_week_and_a_picker_of_every_team(m
     grid = body.split('id="schedule-grid"', 1)[1]
     assert "Pat Provider" in grid
     assert "Ivy Icu" not in grid
+
+
+def test_open_shift_row_holds_only_the_teams_open_shifts_and_roles_show_once(mweb, arrange):
+    ed_open = arrange(lambda s, w: add_shift(s, w, provider=None,
+                                             start=MONDAY.replace(day=2, hour=11)))
+    icu_open = arrange(lambda s, w: add_shift(s, w, provider=None, team="Intensive Care",
+                                              start=MONDAY.replace(day=2, hour=11)))
+    mweb.sign_in("admin@example.com")  # may see every team's shifts
+    body = mweb.client.get("/manage/schedule?week=2026-06-01").get_data(as_text=True)
+    open_row = body.split('class="mgr-open-row"', 1)[1].split("</tr>", 1)[0]
+    assert f'id="shift-{ed_open}"' in open_row
+    assert f'id="shift-{icu_open}"' not in body
+    legend = body.split('class="mgr-role-legend"', 1)[1].split("</ul>", 1)[0]
+    assert legend.count("Registered Nurse") == 1
+    icu = mweb.client.get(f"/manage/schedule?team={mweb.world.icu}&week=2026-06-01")
+    icu_body = icu.get_data(as_text=True)
+    assert f'id="shift-{icu_open}"' in icu_body
+    assert f'id="shift-{ed_open}"' not in icu_body
+
+
+def test_unknown_team_shows_the_default_teams_week_not_every_team(mweb, arrange):
+    icu_open = arrange(lambda s, w: add_shift(s, w, provider=None, team="Intensive Care",
+                                              start=MONDAY.replace(day=2, hour=11)))
+    mweb.sign_in("admin@example.com")
+    body = mweb.client.get("/manage/schedule?team=00000000-0000-4000-8000-000000000000"
+                           "&week=2026-06-01").get_data(as_text=True)
+    assert "<h1>Team schedule: Emergency</h1>" in body
+    assert f'id="shift-{icu_open}"' not in body
+
+
+def test_assigning_a_provider_outside_their_roles_warns_before_and_after_but_saves(mweb,
+                                                                                    arrange):
+    shift = arrange(lambda s, w: add_shift(s, w, provider=None, role_name="Physician",
+                                           start=MONDAY.replace(hour=11)))
+    mweb.sign_in("manager@example.com")
+    editor = mweb.client.get(f"/manage/schedule/shifts/{shift}/edit?{_week(mweb)}")
+    text = editor.get_data(as_text=True)
+    assert "Pat Provider (does not hold Physician)" in text
+    assert "Dana Doctor (does not hold" not in text
+    data = _edit_data(mweb, shift, provider=str(mweb.world.provider))
+    saved = mweb.client.post(f"/manage/schedule/shifts/{shift}?{_week(mweb)}", data=data)
+    assert saved.status_code == 303, saved.get_data(as_text=True)
+    page = mweb.client.get(f"/manage/schedule?{_week(mweb)}").get_data(as_text=True)
+    assert "Saved Pat Provider" in page
+    assert "Pat Provider does not hold the role Physician." in page
+    reopened = mweb.client.get(f"/manage/schedule/shifts/{shift}/edit?{_week(mweb)}",
+                               headers=HX).get_data(as_text=True)
+    assert 'id="role-warning"' in reopened
+    assert "Pat Provider does not hold the role Physician." in reopened
+    mweb.client.get(f"/manage/schedule?{_week(mweb)}")
+    holder = _edit_data(mweb, shift, provider=str(mweb.world.doctor))
+    mweb.client.post(f"/manage/schedule/shifts/{shift}?{_week(mweb)}", data=holder)
+    after = mweb.client.get(f"/manage/schedule?{_week(mweb)}").get_data(as_text=True)
+    assert "does not hold the role" not in after

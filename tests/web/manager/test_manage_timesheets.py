@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime, timedelta
 
 from app.api import models as m
 from tests.factories import uid
+from tests.web.manager.conftest import add_shift
 
 PERIOD = "period=2026-03-02"
 
@@ -104,3 +106,48 @@ def test_admin_can_pick_another_team(mweb):
     assert response.status_code == 200, body
     assert "<h1>Timesheets: Intensive Care</h1>" in body
     assert "Pat Provider" not in body
+
+
+def _nights(mweb, arrange):
+    """Pat's night shifts Mon 26 Oct 2026 7 PM to Tue 7 AM, and Sat 31 Oct 7 PM EDT to Sun
+    1 Nov 7 AM EST (clocks fall back), clocked in and out on time, with a break after midnight;
+    the pay period is 19 Oct to 1 Nov."""
+    nights = [(datetime(2026, 10, 26, 23, tzinfo=UTC), datetime(2026, 10, 27, 11, tzinfo=UTC)),
+              (datetime(2026, 10, 31, 23, tzinfo=UTC), datetime(2026, 11, 1, 12, tzinfo=UTC))]
+
+    def make(session, world):
+        card = m.Timecard(provider_id=world.provider,
+                          period_start=datetime(2026, 10, 19, 4, tzinfo=UTC),
+                          period_end=datetime(2026, 11, 2, 5, tzinfo=UTC))
+        session.add(card)
+        session.flush()
+        for start, end in nights:
+            shift = session.get(m.Shift, add_shift(session, world, provider=world.provider,
+                                                   start=start))
+            shift.end_date = end
+            shift.segments = [m.ShiftSegment(role_id=world.ed_nurse_role, type="working",
+                                             start_date=start, end_date=end)]
+            for action, at in [("clock_in", start), ("break_start", start + timedelta(hours=6)),
+                               ("break_end", start + timedelta(hours=6, minutes=30)),
+                               ("clock_out", end)]:
+                session.add(m.TimecardPunch(timecard_id=card.id, provider_id=world.provider,
+                                            action=action, state="pending", time=at))
+
+    arrange(make)
+
+
+def test_night_shift_punches_show_under_the_day_it_started_without_warnings(mweb, arrange):
+    _nights(mweb, arrange)
+    mweb.sign_in("manager@example.com")
+    response = mweb.client.get(f"/manage/timesheets?team={mweb.world.ed}&period=2026-10-26"
+                               f"&provider={mweb.world.provider}")
+    body = response.get_data(as_text=True)
+    assert response.status_code == 200, body
+    for started, ended in (("2026-10-26", "2026-10-27"), ("2026-10-31", "2026-11-01")):
+        assert f'id="day-{ended}"' not in body
+        section = body.split(f'id="day-{started}"', 1)[1].split("</section>", 1)[0]
+        assert section.count('class="mgr-punch ') == 4, section
+        scheduled = re.sub(r"<[^>]+>", "", section.split("</p>", 1)[0])
+        assert scheduled.endswith("Scheduled: 7:00 PM\u20137:00 AM"), scheduled
+    assert "no shift" not in body
+    assert "No scheduled shift" not in body

@@ -57,17 +57,20 @@ def arrange(web: Web, change: Callable[[Session], Any]) -> Any:
 
 
 def fresh_provider(web: Web, *, team: str = "Emergency", policies: tuple[str, ...] = ("pto",),
-                   skills: dict[str, list[str]] | None = None) -> str:
-    """A new provider in `team` with the Provider role; returns their email."""
+                   skills: dict[str, list[str]] | None = None,
+                   roles: tuple[str, ...] = ("Registered Nurse",)) -> str:
+    """A new provider in `team` with the Provider role, holding `roles` of that team (the
+    shift roles they may claim); returns their email."""
     email = f"fresh{next(_COUNTER)}-{uuid.uuid4().hex[:6]}@example.com"
 
     def make(session: Session) -> None:
-        roles = install_roles(session)
+        rbac = install_roles(session)
         team_row = session.get(m.Team, uid(f"team:{team}"))
         person = make_provider(session, email, team_row, skills=skills,
                                default_role_id=uid(f"role:{team}:Registered Nurse"))
         session.flush()
-        person.user.rbac_roles = [roles["Provider"]]
+        person.user.rbac_roles = [rbac["Provider"]]
+        person.roles = [session.get(m.Role, uid(f"role:{team}:{name}")) for name in roles]
         for key in policies:
             policy = session.get(m.TimeOffPolicy, uid(f"policy:{key}"))
             assert policy is not None
@@ -78,11 +81,12 @@ def fresh_provider(web: Web, *, team: str = "Emergency", policies: tuple[str, ..
 
 
 def shift_for(web: Web, email: str | None, *, start: datetime, hours: int = 8,
-              team: str = "Emergency", **kw: Any) -> uuid.UUID:
-    """A shift (open when `email` is None) starting at `start`; returns its id."""
+              team: str = "Emergency", role_name: str = "Registered Nurse", **kw: Any,
+              ) -> uuid.UUID:
+    """A shift (open when `email` is None) of `role_name` starting at `start`; returns its id."""
     def make(session: Session) -> uuid.UUID:
         team_row = session.get(m.Team, uid(f"team:{team}"))
-        role = session.get(m.Role, uid(f"role:{team}:Registered Nurse"))
+        role = session.get(m.Role, uid(f"role:{team}:{role_name}"))
         person = session.get(m.Provider, uid(f"user:{email}")) if email else None
         shift = make_shift(session, provider=person, team=team_row, role=role, start=start,
                            hours=hours, **kw)

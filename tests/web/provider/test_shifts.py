@@ -87,31 +87,64 @@ def test_open_shifts_lists_team_open_shifts_with_claim(pweb):
 def test_claim_then_second_claim_is_already_claimed(pweb):
     first, second = fresh_provider(pweb), fresh_provider(pweb)
     sid = shift_for(pweb, None, start=now() + hours(50))
+    pweb.sign_in(second)
+    assert f'action="/shifts/{sid}/claim"' in pweb.client.get("/shifts/open").get_data(
+        as_text=True)  # the page the second provider has open
     pweb.sign_in(first)
     fragment = _claim(pweb, sid, partial=True)
     assert fragment.status_code == 200
     assert "Claimed. It is yours now" in fragment.get_data(as_text=True)
     pweb.sign_in(second)
-    refused = _claim(pweb, sid)
-    assert refused.status_code == 409
-    assert "Someone else already claimed this shift." in refused.get_data(as_text=True)
     fragment = _claim(pweb, sid, partial=True)
-    assert fragment.get_data(as_text=True).lstrip().startswith(f'<li id="open-shift-{sid}"')
-    assert 'role="alert"' in fragment.get_data(as_text=True)
+    body = fragment.get_data(as_text=True)
+    assert body.lstrip().startswith(f'<li id="open-shift-{sid}"')
+    assert 'role="alert"' in body
+    assert "Someone else already claimed this shift." in body
+    assert "<button" not in body
+
+
+def test_refused_claim_without_javascript_redirects_to_the_list_with_the_message(pweb):
+    first, second = fresh_provider(pweb), fresh_provider(pweb)
+    sid = shift_for(pweb, None, start=now() + hours(52))
+    pweb.sign_in(first)
+    assert _claim(pweb, sid).status_code == 303
+    pweb.sign_in(second)
+    refused = _claim(pweb, sid)
+    assert refused.status_code == 303
+    assert refused.headers["Location"].endswith("/shifts/open")
+    listed = pweb.client.get("/shifts/open").get_data(as_text=True)
+    assert "Someone else already claimed this shift." in listed
+    assert f'id="open-shift-{sid}"' not in listed
+    again = pweb.client.get("/shifts/open").get_data(as_text=True)
+    assert "Someone else already claimed this shift." not in again  # shown once
 
 
 def test_claim_inside_notice_window_says_how_long(pweb):
     email = fresh_provider(pweb)
     sid = shift_for(pweb, None, start=now() + hours(1))
     pweb.sign_in(email)
-    answer = _claim(pweb, sid)
-    html = answer.get_data(as_text=True)
-    assert answer.status_code == 409
-    assert "at least 2 h before they start" in html
-    assert f'id="claim-problem-{sid}"' in html
     listed = pweb.client.get("/shifts/open").get_data(as_text=True)
-    assert "claims close 2 h before the start" in listed
+    assert "Not available to you (1)" in listed
+    assert "shifts must be claimed at least 2 h before they start" in listed
     assert f'action="/shifts/{sid}/claim"' not in listed
+    fragment = _claim(pweb, sid, partial=True).get_data(as_text=True)
+    assert "at least 2 h before they start" in fragment
+    assert f'id="claim-problem-{sid}"' in fragment
+    assert "<button" not in fragment
+
+
+def test_open_shift_of_a_role_not_held_has_no_claim_but_says_why(pweb):
+    email = fresh_provider(pweb)
+    physician = shift_for(pweb, None, start=now() + hours(30), role_name="Physician")
+    nurse = shift_for(pweb, None, start=now() + hours(31))
+    pweb.sign_in(email)
+    listed = pweb.client.get("/shifts/open").get_data(as_text=True)
+    assert f'action="/shifts/{physician}/claim"' not in listed
+    assert f'action="/shifts/{nurse}/claim"' in listed
+    assert "This shift is for Physician, and you don&#39;t hold that role." in listed
+    claimable, unavailable = listed.split("Not available to you")
+    assert f'id="open-shift-{nurse}"' in claimable
+    assert f'id="open-shift-{physician}"' in unavailable
 
 
 def test_claim_with_missing_skills_lists_them(pweb):
@@ -125,22 +158,24 @@ def test_claim_with_missing_skills_lists_them(pweb):
 
     arrange(pweb, require)
     pweb.sign_in(email)
+    listed = pweb.client.get("/shifts/open").get_data(as_text=True)
+    assert "You don't have the skills this shift needs: language: Tagalog." in html.unescape(
+        listed)
     fragment = _claim(pweb, sid, partial=True)
     body = fragment.get_data(as_text=True)
     assert "You don't have the skills this shift needs: language: Tagalog." in html.unescape(body)
     assert body.lstrip().startswith(f'<li id="open-shift-{sid}"')
 
 
-def test_claim_overlapping_lists_the_overlaps(pweb):
+def test_open_shift_overlapping_own_shift_says_so_from_the_api(pweb):
     email = fresh_provider(pweb)
     start = now() + hours(60)
     shift_for(pweb, email, start=start - hours(2))
     sid = shift_for(pweb, None, start=start)
     pweb.sign_in(email)
     listed = pweb.client.get("/shifts/open").get_data(as_text=True)
-    assert "Overlaps your shift:" in listed
-    body = _claim(pweb, sid).get_data(as_text=True)
-    assert "This shift overlaps shifts you already have:" in body
+    assert "This shift overlaps shifts you already have:" in listed
+    assert f'action="/shifts/{sid}/claim"' not in listed
 
 
 def test_claim_started_shift_is_refused_in_words(pweb):
@@ -148,8 +183,9 @@ def test_claim_started_shift_is_refused_in_words(pweb):
     sid = shift_for(pweb, None, start=now() - timedelta(minutes=5))
     pweb.sign_in(email)
     answer = _claim(pweb, sid)
-    assert answer.status_code == 409
-    assert "This shift has already started" in answer.get_data(as_text=True)
+    assert answer.status_code == 303
+    page = pweb.client.get("/shifts/open").get_data(as_text=True)
+    assert "This shift has already started" in html.unescape(page)
 
 
 def test_ics_escapes_text_and_folds_without_splitting_characters():

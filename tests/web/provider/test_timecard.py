@@ -4,8 +4,10 @@ and withdrawing a pending punch."""
 from __future__ import annotations
 
 import re
+from datetime import UTC, date, datetime, time, timedelta
 
-from tests.factories import uid
+from app.api import models as m
+from tests.factories import make_shift, uid
 from tests.web.provider.conftest import arrange, fresh_provider, hours, now, shift_for
 
 
@@ -118,3 +120,48 @@ def test_missing_clock_out_tells_the_provider_what_to_do_without_promising_a_pag
     html = pweb.client.get("/timecard").get_data(as_text=True)
     assert "A clock-in has no clock-out. Tell your manager what time you left." in html
     assert "missing punch" not in html
+
+
+def _night_on_my_card(pweb, email: str, *, days_ago: int) -> tuple[date, date]:
+    """A night shift (7 PM to 7 AM) that began `days_ago` local days ago, clocked in, on a break
+    after midnight and clocked out; its pay period began five days before that (so one period
+    holds it). Returns the local days it started and ended."""
+    zone = pweb.app.config["SHIFTDESK"].zone
+    today = now().astimezone(zone).date()
+    first = today - timedelta(days=days_ago)
+    start = datetime.combine(first, time(19), tzinfo=zone).astimezone(UTC)
+    end = datetime.combine(first + timedelta(days=1), time(7), tzinfo=zone).astimezone(UTC)
+    anchor = datetime.combine(first - timedelta(days=5), time(0), tzinfo=zone).astimezone(UTC)
+
+    def make(session):
+        person = session.get(m.Provider, uid(f"user:{email}"))
+        person.pay_period_template = {"type": "biweekly",
+                                      "startDate": anchor.strftime("%Y-%m-%dT%H:%M:%S+0000")}
+        card = m.Timecard(provider_id=person.id, period_start=anchor,
+                          period_end=anchor + timedelta(days=14))
+        session.add(card)
+        shift = make_shift(session, provider=person, team=person.team,
+                           role=session.get(m.Role, uid("role:Emergency:Registered Nurse")),
+                           start=start, hours=12, break_at=None)
+        shift.end_date = shift.segments[0].end_date = end
+        session.flush()
+        for action, at in [("clock_in", start), ("break_start", start + hours(6)),
+                           ("break_end", start + hours(6.5)), ("clock_out", end)]:
+            session.add(m.TimecardPunch(timecard_id=card.id, provider_id=person.id,
+                                        action=action, state="pending", time=at))
+
+    arrange(pweb, make)
+    return first, first + timedelta(days=1)
+
+
+def test_night_shift_punches_and_hours_show_under_the_day_it_started(pweb):
+    email = fresh_provider(pweb)
+    started, ended = _night_on_my_card(pweb, email, days_ago=3)
+    pweb.sign_in(email)
+    html = pweb.client.get("/timecard").get_data(as_text=True)
+    assert f'id="day-{started.isoformat()}"' in html
+    assert f'id="day-{ended.isoformat()}"' not in html
+    section = html.split(f'id="day-{started.isoformat()}"', 1)[1].split("</section>", 1)[0]
+    assert section.count('class="punch ') == 4
+    assert "Worked 11 h 30 min · Breaks 30 min" in section
+    assert "No shift matches this clock-in" not in html
