@@ -165,7 +165,7 @@ def claim_checks(client: ApiClient, shift_ids: list[str], provider_id: uuid.UUID
 def open_fetch(client: ApiClient, now: datetime) -> list[Any]:
     """The open-shifts page's two rounds: the user, the open shifts, teams and labels; then the
     claim checks of those shifts."""
-    me, shifts, teams, labels = fetch(client, *open_queries(now))
+    me, shifts, teams, labels, _leave = fetch(client, *open_queries(now))
     ids = [str(s.id) for s in shifts if s.provider is None and s.start_date > now]
     return [me, shifts, teams, labels, claim_checks(client, ids, me.provider_id)]
 
