@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from app.api import models as m
-from app.api.demo import NAMESPACE as DEMO_NAMESPACE
+from app.api.demo.state import demo_id
 from app.api.tokens import mint_access_token
 from app.client import ApiClient, Conflict, build_http
 from tests.browser.conftest import PHONE, Browse, Site, _tab
@@ -72,7 +72,7 @@ def test_demo_nurse_sees_no_claim_on_a_cna_shift_and_the_api_refuses_it(demo_sit
     settings = demo_site.api.config["SHIFTDESK"]
     token = mint_access_token(
         demo_site.api.extensions["shiftdesk"].signing_key,
-        subject=str(uuid.uuid5(DEMO_NAMESPACE, "user:provider@example.com")),
+        subject=str(demo_id("user:provider@example.com")),
         issuer=settings.issuer, audience=settings.audience, ttl=600)
     with build_http(wsgi_app=demo_site.api) as http, pytest.raises(Conflict) as refused:
         ApiClient(http, token).claim_shift(uuid.UUID(shift_id))

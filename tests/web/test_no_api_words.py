@@ -18,7 +18,6 @@ import pkgutil
 import re
 import time
 import typing
-import uuid
 from collections import Counter, deque
 from html.parser import HTMLParser
 from pathlib import Path
@@ -31,8 +30,8 @@ from pydantic import BaseModel
 import app.contract as contract_package
 from app import create_app
 from app.api.db import Database
-from app.api.demo import NAMESPACE as DEMO_NAMESPACE
 from app.api.demo import load_demo
+from app.api.demo.state import demo_id
 from app.api.migrate import upgrade
 from app.api.tokens import mint_access_token
 from tests.conftest import make_settings
@@ -196,7 +195,7 @@ def demo_app(signing_key_path: Path, tmp_path_factory: pytest.TempPathFactory) -
 def _sign_in(app: Any, client: Any, email: str) -> None:
     settings = app.config["SHIFTDESK"]
     token = mint_access_token(app.extensions["shiftdesk"].signing_key,
-                 subject=str(uuid.uuid5(DEMO_NAMESPACE, f"user:{email}")),
+                 subject=str(demo_id(f"user:{email}")),
                  issuer=settings.issuer, audience=settings.audience, ttl=600)
     with client.session_transaction() as session:
         session["auth"] = {"access_token": token, "refresh_token": None, "id_token": None,
