@@ -233,10 +233,10 @@ def endpoint(
     object the path names: it runs after authentication and before the body is parsed, so an
     unknown id answers 404 whatever the body.
 
-    The order of the checks, the same for every endpoint: maintenance mode (503); path and query
-    parameters (400); the body's size (413); the bearer token (401); the object the path names
-    (404); the body (415, 400); then the view, whose services check permission (403), versions
-    (409) and state, in that order.
+    The order of the checks, the same for every endpoint: maintenance mode (503); the body's size
+    (413); the bearer token (401), so that an anonymous caller learns nothing of its input; path
+    and query parameters (400); the object the path names (404); the body (415, 400); then the
+    view, whose services check permission (403), versions (409) and state, in that order.
     """
     method = method.upper()
 
@@ -256,12 +256,7 @@ def endpoint(
                     "Shiftdesk is read-only for maintenance; try again shortly.",
                     headers={"Retry-After": "120"},
                 )
-            kwargs: dict[str, Any] = _parse_path(path, annotations)
-            if "query" in wanted and query is not None:
-                try:
-                    kwargs["query"] = query.model_validate(_query_input(query))
-                except ValidationError as exc:
-                    raise from_validation_error(exc, query=True) from exc
+            kwargs: dict[str, Any] = {}
             raw = _receive_body() if "body" in wanted and body is not None else None
             if "settings" in wanted:
                 kwargs["settings"] = settings
@@ -269,10 +264,16 @@ def endpoint(
                 kwargs["pages"] = state.paginator
             def work(finished: list[bool]) -> Any:
                 with state.db.unit_of_work(write=write) as session:
-                    if not public:
+                    if not public:  # who asks comes first: an anonymous caller learns nothing
                         actor = authenticate(session)
                         if "actor" in wanted:
                             kwargs["actor"] = actor
+                    kwargs.update(_parse_path(path, annotations))
+                    if "query" in wanted and query is not None:
+                        try:
+                            kwargs["query"] = query.model_validate(_query_input(query))
+                        except ValidationError as exc:
+                            raise from_validation_error(exc, query=True) from exc
                     if locate is not None:
                         locate(session, *(kwargs[name] for name in path))
                     if raw is not None:

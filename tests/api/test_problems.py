@@ -385,3 +385,14 @@ def test_hostile_query_values_never_answer_a_server_error(api, endpoint):
         assert response.mimetype in ("application/json", "application/problem+json")
 
     probe()
+
+
+@pytest.mark.parametrize(("path", "query"), [
+    ("/v1/shifts", {"pageSize": "0"}),
+    ("/v1/shifts", {"startDate": "0001-01-01T00:00:00Z"}),
+    ("/v1/time-off/requests", {"status": "nonsense"}),
+    ("/v1/shifts/not-a-uuid", {}),
+])
+def test_anonymous_callers_get_unauthenticated_before_any_validation(api, path, query):
+    response = api.get(path, user=None, query_string=query)
+    assert_problem(response, 401, "unauthenticated", path)
