@@ -17,11 +17,12 @@ import time
 from collections import Counter, deque
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import parse_qsl, urlsplit, urlunsplit
+from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 
 from tests.browser.conftest import AXE_ALL_TAGS, AXE_SCRIPT, AxeResults, Browse
+from tests.page_kinds import kind
 
 pytestmark = pytest.mark.xdist_group("browser")
 
@@ -40,31 +41,10 @@ PROMISES = re.compile(
     r"|(?:a|in a|with a) later (?:issue|release|version|update)|will (?:soon )?be (?:added|built)"
     r"|stands in for|add the missing punch",
     re.IGNORECASE)
-UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", re.I)
-DATE = re.compile(r"^\d{4}-\d{2}-\d{2}")
 LINKS = """() => Array.from(document.querySelectorAll("a[href]"), a => a.href)"""
 WIDTH = "() => [document.documentElement.scrollWidth, window.innerWidth]"
 
 
-def _token(value: str) -> str:
-    """A path segment or query value as its kind: ids, dates, numbers and tokens are alike."""
-    if UUID.match(value):
-        return ":id"
-    if DATE.match(value):
-        return ":date"
-    if value.isdigit():
-        return ":n"
-    if len(value) > 24:
-        return ":token"
-    return value
-
-
-def kind(url: str) -> str:
-    """The kind of page an address shows: its path and query with the variable parts named."""
-    parts = urlsplit(url)
-    path = "/".join(_token(segment) for segment in parts.path.split("/"))
-    query = sorted({(name, _token(value)) for name, value in parse_qsl(parts.query)})
-    return path + ("?" + "&".join(f"{k}={v}" for k, v in query) if query else "")
 
 
 @dataclass

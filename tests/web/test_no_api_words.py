@@ -22,7 +22,7 @@ from collections import Counter, deque
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any, Literal
-from urllib.parse import parse_qsl, urlencode, urljoin, urlsplit, urlunsplit
+from urllib.parse import urlencode, urljoin, urlsplit, urlunsplit
 
 import pytest
 from pydantic import BaseModel
@@ -35,14 +35,13 @@ from app.api.demo.state import demo_id
 from app.api.migrate import upgrade
 from app.api.tokens import mint_access_token
 from tests.conftest import make_settings
+from tests.page_kinds import kind
 
 ACCOUNTS = ["admin", "manager", "scheduler", "provider"]
 DEPTH = 2
 PER_KIND = 12  # addresses of one kind visited: records differ in what they show
 SKIPPED_PREFIXES = ("/signin", "/auth/", "/v1/", "/static/", "/signout")
 FILE_SUFFIXES = (".ics", ".csv", ".json", ".css", ".js", ".svg", ".png")
-UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", re.I)
-DATE = re.compile(r"^\d{4}-\d{2}-\d{2}")
 VERSION = re.compile(r"\bversion \d+\b", re.IGNORECASE)
 CAMEL = re.compile(r"^[a-z]+(?:[A-Z][a-z0-9]*)+$")
 CODE = re.compile(r"^[a-z]+(?:_[a-z0-9]+)+$")
@@ -157,24 +156,6 @@ def leaks(text: str) -> list[str]:
     return list(dict.fromkeys(found))
 
 
-def _token(value: str) -> str:
-    if UUID.match(value):
-        return ":id"
-    if DATE.match(value):
-        return ":date"
-    if value.isdigit():
-        return ":n"
-    if len(value) > 24:
-        return ":token"
-    return value
-
-
-def kind(url: str) -> str:
-    """The kind of page an address shows (ids, dates, numbers and tokens alike)."""
-    parts = urlsplit(url)
-    path = "/".join(_token(segment) for segment in parts.path.split("/"))
-    query = sorted({(name, _token(value)) for name, value in parse_qsl(parts.query)})
-    return path + ("?" + "&".join(f"{k}={v}" for k, v in query) if query else "")
 
 
 @pytest.fixture(scope="module")
