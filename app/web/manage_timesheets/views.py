@@ -1,10 +1,14 @@
-"""Timesheet review (blueprint `manage_timesheets`): managers check their teams' punches.
+"""Timesheet review (blueprint `manage_timesheets`): a team's pay period, shift by shift.
 
-`index` shows a team's pay period: every provider with their pending punches, warnings and
-errors, and the chosen provider's punches day by day against the scheduled shifts, warnings
-(late, early, missing shift) and errors (no clock-out) highlighted, scheduled against actual
-minutes per pay code. `review` approves or rejects one punch with an admin note, or fixes its
-time; `approve_clean` approves every pending punch without a warning at once. Two rounds of
+`index` shows a team's pay period (which dates, previous/next) with one collapsible section per
+provider, totals in its summary line, and in it one row per shift worked (punches grouped by the
+shift the API says they were worked for): in and out, breaks, worked against scheduled minutes,
+warnings and errors in words, and one review state. Totals count scheduled time *to date* (shifts
+started by now) and, apart, the whole period. A row's punch editor opens on demand (`edit=` in
+the address; htmx loads the row alone). `review` approves, rejects (with a note) or fixes the
+time of one punch; `approve_shift` approves one row's pending punches; `approve_clean` approves
+every pending punch of every clean shift of the team (no warning, no error, clocked out) in one
+post, as concurrent PATCHes in batches (the API has no bulk punch endpoint). Two rounds of
 concurrent API calls: the people (whose pay-period template fixes the period), then the period's
 timesheets and shifts.
 
@@ -14,31 +18,24 @@ Must not import `app.api`; it reaches the API only through `app.client`.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from datetime import date, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
-from flask import Blueprint, Response, flash, request, url_for
+from flask import Blueprint, Response, current_app, flash, request, url_for
 from wtforms import DateTimeLocalField, StringField
 from wtforms.validators import Length, Optional
 
 from app.client import ApiClient, ApiProblem
-from app.contract.pay_codes import PayCodeListQuery, PayCodeRead
 from app.contract.providers import ProviderListQuery, ProviderWithRelations
-from app.contract.roles import RoleListQuery, RoleRead
 from app.contract.shifts import ShiftListQuery, ShiftRead
 from app.contract.teams import TeamListQuery, TeamRead
-from app.contract.timekeeping import (
-    PunchUpdate,
-    TimecardPunchRead,
-    TimesheetQuery,
-    TimesheetRead,
-)
+from app.contract.timekeeping import PunchUpdate, TimesheetPunchRead, TimesheetQuery, TimesheetRead
 from app.web.auth import api, current_user
 from app.web.forms import BaseForm
-from app.web.htmx import render, see_other
+from app.web.htmx import is_partial, render, render_macro, see_other
 from app.web.manage_schedule.calendar import (
     default_team,
     local_day,
@@ -50,23 +47,16 @@ from app.web.manage_schedule.calendar import (
     zone,
 )
 from app.web.security import safe_next
-from app.web.worked_days import punch_days, shift_days
+from app.web.worked_days import STATES, ShiftRow, page_errors, scheduled_minutes, shift_rows
 
 bp = Blueprint("manage_timesheets", __name__)
 
 TEMPLATE = "manage_timesheets/index.html"
-WARNINGS = {
-    "clock_in_early": "Clocked in early", "clock_out_early": "Clocked out early",
-    "clock_in_late": "Clocked in late", "clock_out_late": "Clocked out late",
-    "missing_shift": "No scheduled shift",
-}
-ERRORS = {
-    "no_clock_out": "No clock-out", "invalid_shift": "Shift data is invalid",
-    "missing_timecard": "No timecard for this period",
-    "missing_pay_period_template": "No pay period set up",
-}
+ROWS = "manage_timesheets/_rows.html"
 ACTIONS = {"clock_in": "Clock in", "clock_out": "Clock out", "break_start": "Break start",
            "break_end": "Break end"}
+BATCH = 16
+"""PATCHes sent at once by the bulk approval (the client runs at most 8 at a time)."""
 
 
 class PunchReviewForm(BaseForm):
@@ -79,31 +69,44 @@ class PunchReviewForm(BaseForm):
 
 @dataclass
 class Sheet:
-    """One provider's timesheet as the page shows it."""
+    """One provider's pay period as the page shows it: rows by shift and totals."""
 
     provider: ProviderWithRelations
     sheet: TimesheetRead | None
-    warnings: dict[uuid.UUID, list[str]] = field(default_factory=dict)
+    rows: list[ShiftRow]
+    shifts: list[ShiftRead]
+    now: datetime
+    errors: list[str] = field(default_factory=list)
+
+    @property
+    def name(self) -> str:
+        """How the page names the provider."""
+        return self.provider.name or self.provider.email
+
+    @property
+    def worked(self) -> int:
+        """Minutes worked in the period."""
+        return sum(r.worked for r in self.rows)
+
+    @property
+    def scheduled_to_date(self) -> int:
+        """Scheduled minutes of the shifts that have started by now."""
+        return sum(scheduled_minutes(s) for s in self.shifts if s.start_date <= self.now)
+
+    @property
+    def scheduled_total(self) -> int:
+        """Scheduled minutes of the whole period."""
+        return sum(scheduled_minutes(s) for s in self.shifts)
 
     @property
     def pending(self) -> int:
         """Punches waiting for review."""
-        return sum(1 for p in self.sheet.punches if p.state == "pending") if self.sheet else 0
+        return sum(len(r.pending) for r in self.rows)
 
     @property
-    def clean(self) -> list[TimecardPunchRead]:
-        """Pending punches without a warning."""
-        if not self.sheet:
-            return []
-        return [p for p in self.sheet.punches
-                if p.state == "pending" and not self.warnings.get(p.id)]
-
-    @property
-    def problems(self) -> int:
-        """Warnings and errors together."""
-        if not self.sheet:
-            return 0
-        return len(self.sheet.warnings) + len(self.sheet.errors)
+    def flagged(self) -> int:
+        """Rows with a warning or an error."""
+        return sum(1 for r in self.rows if r.warnings or r.errors)
 
 
 @dataclass
@@ -115,11 +118,10 @@ class Period:
     start: date
     length: int
     sheets: list[Sheet]
-    chosen: Sheet | None
-    shifts: list[ShiftRead]
-    pay_codes: dict[uuid.UUID, PayCodeRead]
-    roles: dict[uuid.UUID, RoleRead]
-    punch_errors: dict[uuid.UUID, list[str]] = field(default_factory=dict)
+    chosen: uuid.UUID | None = None
+    editing: str | None = None
+    now: datetime = field(default_factory=lambda: datetime.now(UTC))
+    row_problems: dict[str, list[str]] = field(default_factory=dict)
     forms: dict[uuid.UUID, PunchReviewForm] = field(default_factory=dict)
 
     @property
@@ -127,47 +129,63 @@ class Period:
         """The last day of the period."""
         return self.start + timedelta(days=self.length - 1)
 
+    @property
+    def current(self) -> bool:
+        """Whether the period holds today."""
+        return self.start <= local_day(self.now) <= self.end
+
+    def total(self, name: str) -> int:
+        """A sum over the team's sheets (`worked`, `scheduled_to_date`, `scheduled_total`)."""
+        return sum(getattr(s, name) for s in self.sheets)
+
+    @property
+    def clean_rows(self) -> list[ShiftRow]:
+        """Every row of the team safe to approve in bulk."""
+        return [r for s in self.sheets for r in s.rows if r.clean]
+
+    @property
+    def clean_punches(self) -> int:
+        """Pending punches of the clean rows."""
+        return sum(len(r.pending) for r in self.clean_rows)
+
+    def is_open(self, sheet: Sheet) -> bool:
+        """Whether the provider's section opens: the chosen provider, the one whose row is being
+        edited, or the only one."""
+        if len(self.sheets) == 1 or sheet.provider.id == self.chosen:
+            return True
+        return bool(self.editing) and any(r.key == self.editing for r in sheet.rows)
+
+    @property
+    def flagged_pending(self) -> int:
+        """Rows waiting for review that have a warning or an error (left for the manager)."""
+        return sum(1 for s in self.sheets for r in s.rows if r.pending and not r.clean)
+
     def url(self, **changes: Any) -> str:
         """This page's address with changes (None removes a value)."""
-        args = {"team": str(self.team.id) if self.team else None,
-                "period": self.start.isoformat(),
-                "provider": str(self.chosen.provider.id) if self.chosen else None}
-        args.update({k: (str(v) if v is not None else None) for k, v in changes.items()})
+        args: dict[str, Any] = {"team": self.team.id if self.team else None,
+                                "period": self.start.isoformat(), "provider": self.chosen}
+        args.update(changes)
         return url_for("manage_timesheets.index") + "?" + urlencode(
-            {k: v for k, v in args.items() if v})
+            {k: str(v) for k, v in args.items() if v})
 
-    def days(self) -> list[tuple[date, list[ShiftRead], list[TimecardPunchRead]]]:
-        """The chosen provider's days that have shifts or punches, each with both. A punch is
-        shown under the day its shift started (the API says which shift it was worked for), so
-        a night shift's punches after midnight stay with the evening it began."""
-        if not self.chosen or not self.chosen.sheet:
-            return []
-        pid = self.chosen.provider.id
-        mine = [s for s in self.shifts if s.provider == pid]
-        starts = shift_days(mine, zone())
-        placed = punch_days(self.chosen.sheet.punches, starts, zone())
-        first = self.start
-        out = []
-        for i in range(self.length):
-            day = self.start + timedelta(days=i)
-            punches = sorted((p for p in self.chosen.sheet.punches
-                              if max(placed.get(p.id, local_day(p.time)), first) == day),
-                             key=lambda p: p.time)
-            # A shift begun the day before the period shows on its first day with its punches.
-            worked_for = {str(p.shift_id) for p in punches}
-            shifts = [s for s in mine
-                      if starts[str(s.id)] == day or (day == first and starts[str(s.id)] < first
-                                                       and str(s.id) in worked_for)]
-            if shifts or punches:
-                out.append((day, shifts, punches))
-        return out
+    def shifted(self, periods: int) -> str:
+        """The address of the period `periods` away, same team and provider."""
+        return self.url(period=(self.start + timedelta(days=self.length * periods)).isoformat())
 
-    def form_for(self, punch: TimecardPunchRead) -> PunchReviewForm:
+    def sheet_of(self, key: str) -> tuple[Sheet, ShiftRow] | None:
+        """The sheet and row of a row key."""
+        for sheet in self.sheets:
+            for row in sheet.rows:
+                if row.key == key:
+                    return sheet, row
+        return None
+
+    def form_for(self, punch: TimesheetPunchRead) -> PunchReviewForm:
         """The review form of a punch (the submitted one after an error)."""
         if punch.id not in self.forms:
-            form = PunchReviewForm(formdata=None, admin_note=punch.admin_note or "",
-                                   time=punch.time.astimezone(zone()).replace(tzinfo=None))
-            self.forms[punch.id] = form
+            self.forms[punch.id] = PunchReviewForm(
+                formdata=None, admin_note=punch.admin_note or "",
+                time=punch.time.astimezone(zone()).replace(tzinfo=None))
         form = self.forms[punch.id]
         for name in ("admin_note", "time"):
             bound = form[name]
@@ -175,12 +193,11 @@ class Period:
         return form
 
 
-def _team_of(me: Any, args: Any) -> uuid.UUID | None:
+def _uuid(text: str | None) -> uuid.UUID | None:
     try:
-        return uuid.UUID(args["team"]) if args.get("team") else (
-            me.team_ids[0] if me.team_ids else None)
+        return uuid.UUID(text) if text else None
     except ValueError:
-        return me.team_ids[0] if me.team_ids else None
+        return None
 
 
 def period_of(provider: ProviderWithRelations | None, day: date) -> tuple[date, int]:
@@ -195,13 +212,10 @@ def period_of(provider: ProviderWithRelations | None, day: date) -> tuple[date, 
 
 
 def people_reads(client: ApiClient, team: uuid.UUID | None) -> list[Callable[[], Any]]:
-    """The first round: teams, the team's providers (their pay-period templates), pay codes and
-    roles."""
+    """The first round: teams, and the team's providers (their pay-period templates)."""
     return [
         lambda: client.list_teams(TeamListQuery(page_size=200)),
         lambda: client.list_providers(ProviderListQuery(team_id=team, page_size=200)),
-        lambda: client.list_pay_codes(PayCodeListQuery(page_size=200)),
-        lambda: client.list_roles(RoleListQuery(team=team, page_size=200)),
     ]
 
 
@@ -209,11 +223,16 @@ def sheet_reads(client: ApiClient, team: uuid.UUID | None, begin: datetime, end:
                 ) -> list[Callable[[], Any]]:
     """The second round: the team's timesheets and shifts of the pay period."""
     return [
-        lambda: client.team_timesheets(TimesheetQuery(team=team, start_date=begin,
-                                                      end_date=end, page_size=200)),
-        lambda: client.list_shifts(ShiftListQuery(team_id=team, start_date=begin, end_date=end,
-                                                  page_size=200)),
+        lambda: list(client.iterate(client.team_timesheets, TimesheetQuery(
+            team=team, start_date=begin, end_date=end, page_size=200))),
+        lambda: list(client.iterate(client.list_shifts, ShiftListQuery(
+            team_id=team, start_date=begin, end_date=end, page_size=200))),
     ]
+
+
+def _team_of(me: Any, args: Any) -> uuid.UUID | None:
+    chosen = _uuid(args.get("team"))
+    return chosen or (me.team_ids[0] if me.team_ids else None)
 
 
 def build_period(args: Any) -> Period:
@@ -224,60 +243,58 @@ def build_period(args: Any) -> Period:
     team_id = _team_of(me, args)
     if team_id is None:  # an administrator, in no team: open on the first team there is
         team_id = default_team(me, client.list_teams(TeamListQuery(page_size=200)).items)
+    asked = parse_day(args.get("period"))
     if team_id is None:  # no team to review
-        start = week_start(parse_day(args.get("period")) or today())
-        return Period(team=None, teams=[], start=start, length=7, sheets=[], chosen=None,
-                      shifts=[], pay_codes={}, roles={})
-    teams, providers, pay_codes, roles = client.concurrently(*people_reads(client, team_id))
-    people = sorted(providers.items, key=lambda p: p.name or p.email)
-    chosen_id = _uuid(args.get("provider"))
-    pattern = next((p for p in people if p.id == chosen_id), None) or next(
+        return Period(team=None, teams=[], start=week_start(asked or today()), length=7,
+                      sheets=[])
+    teams, providers = client.concurrently(*people_reads(client, team_id))
+    people = sorted(providers.items, key=lambda p: (p.name or p.email).lower())
+    chosen = _uuid(args.get("provider"))
+    pattern = next((p for p in people if p.id == chosen), None) or next(
         (p for p in people if p.pay_period_template), None)
-    start, length = period_of(pattern, parse_day(args.get("period")) or today())
+    start, length = period_of(pattern, asked or today())
     begin, end = local_instant(start), local_instant(start + timedelta(days=length))
     sheets, shifts = client.concurrently(*sheet_reads(client, team_id, begin, end))
-    by_provider = {s.provider_id: s for s in sheets.items}
-    rows = []
+    now = datetime.now(UTC)
+    return Period(team=next((t for t in teams.items if t.id == team_id), None),
+                  teams=my_teams(me, teams.items), start=start, length=length,
+                  sheets=assemble(people, sheets, shifts, start, now),
+                  chosen=chosen if any(p.id == chosen for p in people) else None,
+                  editing=args.get("edit") or None, now=now)
+
+
+def assemble(people: Iterable[ProviderWithRelations], sheets: Iterable[TimesheetRead],
+             shifts: Iterable[ShiftRead], first: date, now: datetime) -> list[Sheet]:
+    """Each provider's rows by shift and totals."""
+    by_provider = {s.provider_id: s for s in sheets}
+    theirs: dict[uuid.UUID | None, list[ShiftRead]] = {}
+    for shift in shifts:
+        theirs.setdefault(shift.provider, []).append(shift)
+    site = zone()
+    out = []
     for person in people:
         sheet = by_provider.get(person.id)
-        warned: dict[uuid.UUID, list[str]] = {}
-        for w in sheet.warnings if sheet else []:
-            warned.setdefault(w.punch_id, []).append(WARNINGS[w.type])
-        rows.append(Sheet(provider=person, sheet=sheet, warnings=warned))
-    chosen = next((r for r in rows if r.provider.id == chosen_id), None)
-    if chosen is None:
-        chosen = next((r for r in rows if r.pending or r.problems), rows[0] if rows else None)
-    return Period(team=next((t for t in teams.items if t.id == team_id), None),
-                  teams=my_teams(me, teams.items), start=start, length=length, sheets=rows,
-                  chosen=chosen, shifts=shifts.items,
-                  pay_codes={p.id: p for p in pay_codes.items},
-                  roles={r.id: r for r in roles.items})
-
-
-def _uuid(text: str | None) -> uuid.UUID | None:
-    try:
-        return uuid.UUID(text) if text else None
-    except ValueError:
-        return None
+        mine = theirs.get(person.id, [])
+        rows = shift_rows(sheet, mine, site, now, first=first)
+        out.append(Sheet(provider=person, sheet=sheet, rows=rows, shifts=mine, now=now,
+                         errors=page_errors(sheet, rows)))
+    return out
 
 
 @bp.context_processor
 def _helpers() -> dict[str, Any]:
-    return {"minutes": minutes, "action_name": ACTIONS.get, "error_name": ERRORS.get,
-            "timedelta_days": lambda n: timedelta(days=n)}
-
-
-def minutes(value: int) -> str:
-    """Minutes as `7h 30m`."""
-    sign = "-" if value < 0 else ""
-    value = abs(value)
-    return f"{sign}{value // 60}h {value % 60:02d}m"
+    return {"action_name": ACTIONS.get, "action_words": ACTIONS.get, "state_words": STATES}
 
 
 @bp.get("/manage/timesheets")
 def index() -> Response:
-    """A team's pay period and the chosen provider's timesheet."""
+    """A team's pay period by shift; with `edit=<row>` that row's punch editor open (htmx: the
+    row alone)."""
     period = build_period(request.args)
+    if period.editing and is_partial():
+        found = period.sheet_of(period.editing)
+        if found is not None:
+            return render_macro(ROWS, "shift_row", found[1], period, found[0])
     return render(TEMPLATE, fragment="timesheet", period=period)
 
 
@@ -287,33 +304,53 @@ def _back() -> str:
     return target if target.startswith(default) else default
 
 
-def _again(punch_id: uuid.UUID, messages: list[str], form: PunchReviewForm,
-           status: int) -> Response:
-    period = build_period(dict(parse_qsl(urlsplit(_back()).query)))
-    period.punch_errors[punch_id] = messages
-    period.forms[punch_id] = form
-    return render(TEMPLATE, fragment="timesheet", period=period, status=status)
+def _back_args() -> dict[str, str]:
+    return dict(parse_qsl(urlsplit(_back()).query))
+
+
+def _again(key: str | None, messages: list[str], status: int,
+           form: tuple[uuid.UUID, PunchReviewForm] | None = None) -> Response:
+    """The page again (htmx: the row) with `messages` at the row, its editor open."""
+    args = _back_args()
+    if key:
+        args["edit"] = key
+    period = build_period(args)
+    if form is not None:
+        period.forms[form[0]] = form[1]
+    found = period.sheet_of(key) if key else None
+    if found is None:
+        for message in messages:
+            flash(message, "error")
+        return render(TEMPLATE, fragment="timesheet", period=period, status=status)
+    period.row_problems[found[1].key] = messages
+    if is_partial():
+        return render_macro(ROWS, "shift_row", found[1], period, found[0], status=status)
+    return render(TEMPLATE, period=period, status=status)
+
+
+def _problem_words(problem: ApiProblem) -> list[str]:
+    return [e.message for e in problem.field_errors] or [problem.detail]
 
 
 @bp.post("/manage/timesheets/punches/<uuid:punch_id>")
 def review(punch_id: uuid.UUID) -> Response:
     """Approve, reject (with a note) or fix the time of one punch."""
     form = PunchReviewForm()
+    key = request.form.get("row") or None
     decision = request.form.get("decision", "")
     if decision not in {"approve", "reject", "fix"}:
-        return _again(punch_id, ["Choose approve, reject or save time."], form, 422)
+        return _again(key, ["Choose approve, reject or save time."], 422, (punch_id, form))
     if not form.validate():
-        messages = [m for f in form for m in f.errors]
-        return _again(punch_id, messages, form, 422)
+        return _again(key, [m for f in form for m in f.errors], 422, (punch_id, form))
     note = (form.admin_note.data or "").strip()
     if decision == "reject" and not note:
         form.admin_note.errors = ["Tell the provider why the punch is rejected."]
-        return _again(punch_id, form.admin_note.errors, form, 422)
+        return _again(key, form.admin_note.errors, 422, (punch_id, form))
     body: dict[str, Any] = {"admin_note": note or None}
     if decision == "fix":
         if form.time.data is None:
             form.time.errors = ["Enter the corrected time."]
-            return _again(punch_id, form.time.errors, form, 422)
+            return _again(key, form.time.errors, 422, (punch_id, form))
         body["time"] = form.time.data.replace(tzinfo=zone())
     else:
         body["state"] = "approved" if decision == "approve" else "rejected"
@@ -322,33 +359,89 @@ def review(punch_id: uuid.UUID) -> Response:
     except ApiProblem as problem:
         if problem.status >= 500:
             raise
-        messages = [e.message for e in problem.field_errors] or [problem.detail]
-        return _again(punch_id, messages, form, problem.status if problem.status != 400
-                      else 422)
+        return _again(key, _problem_words(problem),
+                      problem.status if problem.status not in (400, 404) else 422,
+                      (punch_id, form))
     done = {"approve": "Punch approved.", "reject": "Punch rejected; the provider sees your "
             "note.", "fix": "Punch time corrected."}[decision]
     flash(done, "success")
     return see_other(_back())
 
 
+def approve_punches(client: ApiClient, punches: list[TimesheetPunchRead], note: str | None,
+                    ) -> list[tuple[TimesheetPunchRead, ApiProblem]]:
+    """Approve `punches` with concurrent PATCHes, `BATCH` at a time; the ones refused, with
+    the API's problem (the others are approved all the same)."""
+
+    def one(punch: TimesheetPunchRead) -> ApiProblem | None:
+        try:
+            client.update_punch(punch.id, PunchUpdate(state="approved",
+                                                      admin_note=note or punch.admin_note))
+        except ApiProblem as problem:
+            return problem
+        return None
+
+    refused = []
+    for at in range(0, len(punches), BATCH):
+        batch = punches[at:at + BATCH]
+        answers = client.concurrently(*[lambda p=p: one(p) for p in batch])
+        refused += [(p, a) for p, a in zip(batch, answers, strict=True) if a is not None]
+    return refused
+
+
+def _plural(count: int, word: str, many: str | None = None) -> str:
+    return f"{count} {word if count == 1 else many or word + 's'}"
+
+
+@bp.post("/manage/timesheets/approve-shift")
+def approve_shift() -> Response:
+    """Approve the pending punches of one shift row."""
+    key = request.form.get("row", "")
+    period = build_period(_back_args())
+    found = period.sheet_of(key)
+    if found is None:
+        flash("That shift is no longer on this timesheet; nothing was approved.", "error")
+        return see_other(_back())
+    sheet, row = found
+    if not row.pending:
+        flash("Nothing in that shift waits for approval.", "success")
+        return see_other(_back())
+    refused = approve_punches(api(), row.pending, None)
+    if refused:
+        return _again(key, [f"{ACTIONS[p.action]} at {_clock(p.time)}: {a.detail}"
+                            for p, a in refused], 409)
+    flash(f"Approved {_plural(len(row.pending), 'punch', 'punches')} of {sheet.name}'s shift.",
+          "success")
+    return see_other(_back())
+
+
+def _clock(instant: datetime) -> str:
+    """A time as every page writes it (the shared filter)."""
+    return str(current_app.jinja_env.filters["local_time"](instant))
+
+
 @bp.post("/manage/timesheets/approve-clean")
 def approve_clean() -> Response:
-    """Approve every pending punch of the provider's period that has no warning."""
+    """Approve every pending punch of every clean shift of the team's period at once."""
     back = _back()
-    period = build_period(dict(parse_qsl(urlsplit(back).query)))
-    chosen = period.chosen
-    clean = chosen.clean if chosen else []
+    period = build_period(_back_args())
+    rows = period.clean_rows
+    left = period.flagged_pending
     note = (request.form.get("admin_note") or "").strip()[:500] or None
-    client = api()
-    if not clean:
-        flash("No clean punches are waiting.", "success")
+    if not rows:
+        flash("No clean shifts wait for approval"
+              + (f"; {_plural(left, 'shift')} with warnings left for you." if left else "."),
+              "success")
         return see_other(back)
-    try:
-        client.concurrently(*[lambda p=p: client.update_punch(
-            p.id, PunchUpdate(state="approved", admin_note=note or p.admin_note))
-            for p in clean])
-    except ApiProblem as problem:
-        flash(problem.detail, "error")
-        return see_other(back)
-    flash(f"Approved {len(clean)} clean punch{'es' if len(clean) != 1 else ''}.", "success")
+    punches = [p for r in rows for p in r.pending]
+    refused = approve_punches(api(), punches, note)
+    done = len(punches) - len(refused)
+    failed = {p.id for p, _ in refused}
+    done_rows = sum(1 for r in rows if not any(p.id in failed for p in r.pending))
+    flash(f"Approved {_plural(done, 'punch', 'punches')} in {_plural(done_rows, 'shift')}"
+          + (f"; {_plural(left, 'shift')} with warnings left for you." if left else "."),
+          "success")
+    if refused:
+        flash(f"{_plural(len(refused), 'punch', 'punches')} could not be approved: "
+              + "; ".join(dict.fromkeys(a.detail for _, a in refused)), "error")
     return see_other(back)

@@ -11,6 +11,11 @@ from tests.factories import make_shift, uid
 from tests.web.provider.conftest import arrange, fresh_provider, hours, now, shift_for
 
 
+def _text(html: str) -> str:
+    """What a reader sees of `html`: tags dropped, spaces collapsed."""
+    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html)).strip()
+
+
 def _punch(pweb, action: str, **extra: str) -> None:
     answer = pweb.client.post("/clock/punches", data={"csrf_token": pweb.csrf(),
                                                       "action": action, **extra})
@@ -26,12 +31,14 @@ def test_timecard_lists_punches_with_state_and_warning(pweb):
     html = page.get_data(as_text=True)
     assert page.status_code == 200
     assert "<h1>My timecard</h1>" in html
-    assert "Clocked in" in html
-    assert "Pending review" in html
-    assert "Your note: traffic" in html
-    assert "Clocked in late" in html
-    assert "Needs attention" in html
-    assert re.search(r"Worked \d+ min · Breaks 0 min|Worked 1 h", html)
+    row = _text(html.split('<li id="row-', 1)[1].split("</article>", 1)[0])
+    assert "Pending review" in row
+    assert re.search(r"Your note \(clocked in at \d+:\d\d [AP]M\): traffic", row)
+    assert "Clocked in late" in row
+    assert re.search(r"In\u2013out \d+:\d\d [AP]M \u2013 no clock-out", row)
+    period = _text(html.split('class="ts-period">', 1)[1].split("</p>", 1)[0])
+    day = r"\w{3} \d+ \w{3}( \d{4})?"
+    assert re.fullmatch(rf"Pay period {day} \u2013 {day}", period)
 
 
 def test_timecard_fragment_for_htmx(pweb):
@@ -96,9 +103,11 @@ def test_reviewed_punches_show_state_and_manager_note(pweb):
 
     arrange(pweb, review)
     html = pweb.client.get("/timecard").get_data(as_text=True)
-    assert "Approved" in html
-    assert "Rejected" in html
-    assert "Manager's note: You were on the floor" in html
+    row = _text(html.split('<li id="row-', 1)[1].split("</article>", 1)[0])
+    assert "Approved" in row
+    assert re.search(r"Manager's note \(clocked in at \d+:\d\d [AP]M\): Fine", row)
+    assert re.search(r"Rejected: break started at \d+:\d\d [AP]M \(“You were on the floor”\)",
+                     row)
     assert html.count("/delete") == 0
 
 
@@ -154,14 +163,18 @@ def _night_on_my_card(pweb, email: str, *, days_ago: int) -> tuple[date, date]:
     return first, first + timedelta(days=1)
 
 
-def test_night_shift_punches_and_hours_show_under_the_day_it_started(pweb):
+def test_night_shift_is_one_row_under_the_day_it_started(pweb):
     email = fresh_provider(pweb)
-    started, ended = _night_on_my_card(pweb, email, days_ago=3)
+    started, _ = _night_on_my_card(pweb, email, days_ago=3)
     pweb.sign_in(email)
     html = pweb.client.get("/timecard").get_data(as_text=True)
-    assert f'id="day-{started.isoformat()}"' in html
-    assert f'id="day-{ended.isoformat()}"' not in html
-    section = html.split(f'id="day-{started.isoformat()}"', 1)[1].split("</section>", 1)[0]
-    assert section.count('class="punch ') == 4
-    assert "Worked 11 h 30 min · Breaks 30 min" in section
+    rows = [r.split("</article>", 1)[0] for r in html.split('<li id="row-')[1:]]
+    assert len(rows) == 1
+    assert rows[0].count('id="punch-') == 4
+    text = _text(rows[0])
+    assert f"{started:%a} {started.day} {started:%b}" in text
+    assert "7:00 PM \u2013 7:00 AM +1 day" in text
+    assert "Worked 11 h 30 min" in text or "Worked 11h 30m" in text
+    assert re.search(r"Breaks (30 min|30m)", text)
     assert "No shift matches this clock-in" not in html
+    assert "No scheduled shift" not in html
