@@ -14,6 +14,7 @@ import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime, tzinfo
+from functools import cached_property
 
 from app.contract.shifts import ShiftRead
 from app.contract.timekeeping import TimesheetPunchRead, TimesheetRead
@@ -78,7 +79,9 @@ class Stretch:
 
 @dataclass
 class ShiftRow:
-    """One shift's punches (or one session of no shift) as a row of the timesheet."""
+    """One shift's punches (or one session of no shift) as a row of the timesheet.
+
+    Its figures are computed once, on first use: read them only after `shift_rows` built it."""
 
     key: str
     day: date
@@ -97,22 +100,22 @@ class ShiftRow:
         return (self.shift is not None and self.now is not None
                 and self.shift.start_date <= self.now < self.shift.end_date)
 
-    @property
+    @cached_property
     def scheduled(self) -> int:
         """Scheduled minutes of the row's shift (0 without one)."""
         return scheduled_minutes(self.shift) if self.shift else 0
 
-    @property
+    @cached_property
     def counted(self) -> list[TimesheetPunchRead]:
         """The punches that count (rejected ones do not), in time order."""
         return [p for p in self.punches if p.state != "rejected"]
 
-    @property
+    @cached_property
     def rejected(self) -> list[TimesheetPunchRead]:
         """Rejected punches, which the row lists apart."""
         return [p for p in self.punches if p.state == "rejected"]
 
-    @property
+    @cached_property
     def sessions(self) -> list[Stretch]:
         """Clock-in to clock-out stretches of the counted punches."""
         found: list[Stretch] = []
@@ -126,7 +129,7 @@ class ShiftRow:
                     found.append(Stretch(punch, None))
         return found
 
-    @property
+    @cached_property
     def break_stretches(self) -> list[Stretch]:
         """Break start to end stretches of the counted punches."""
         found: list[Stretch] = []
@@ -141,22 +144,22 @@ class ShiftRow:
         """Whether `punch` falls on a later local day than the row's day ("+1")."""
         return self.zone is not None and punch.time.astimezone(self.zone).date() > self.day
 
-    @property
+    @cached_property
     def pending(self) -> list[TimesheetPunchRead]:
         """Punches waiting for review."""
         return [p for p in self.punches if p.state == "pending"]
 
-    @property
+    @cached_property
     def open(self) -> bool:
         """Whether a clock-in of the row has no clock-out yet."""
         return any(s.start.action == "clock_in" and s.end is None for s in self.sessions)
 
-    @property
+    @cached_property
     def clean(self) -> bool:
         """Pending, complete, and with no warning and no error: safe to approve in bulk."""
         return bool(self.pending) and not self.warnings and not self.errors and not self.open
 
-    @property
+    @cached_property
     def state(self) -> str:
         """One word for the row: pending while any punch waits, else approved or rejected."""
         if not self.punches:

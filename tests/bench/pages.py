@@ -7,7 +7,9 @@ organisation, signed in as the case's user:
 - *api*: the median time of the same API calls made directly with `ApiClient` (the case's
   `api_calls`, concurrent where the view makes them concurrently);
 - their ratio (target ≤ 1.3), and for cases that ask, the bytes a browser transfers for the page
-  with its scripts and styles, compressed as the server sends them (target ≤ 60 kB).
+  with its scripts and styles, compressed as the server sends them (target ≤ 60 kB); a case may
+  set a stricter ratio and a target for its own document's compressed bytes (the team timesheet:
+  ≤ 1.2, and ≤ 35 kB for the page, whose shared styles and scripts are counted apart).
 No network: both sides run in this process, so the ratio is the UI's own overhead.
 """
 
@@ -43,6 +45,10 @@ class PageCase:
     path: str | Callable[[Any], str]
     api_calls: Callable[[Any], object]
     compressed_bytes: bool = False
+    ratio_target: float | None = None
+    """A stricter ratio target than `RATIO_TARGET` for this page, if any."""
+    page_bytes_target: int | None = None
+    """A target for the page's own compressed bytes (without the shared styles and scripts)."""
 
 
 @dataclass
@@ -52,6 +58,7 @@ class Figures:
     page_ms: float
     api_ms: float
     transferred: int | None
+    page_bytes: int | None = None
 
     @property
     def ratio(self) -> float:
@@ -131,7 +138,14 @@ class Harness:
 
         page_ms, api_ms = _paired_medians(page, lambda: case.api_calls(client), runs)
         transferred = self.transferred(browser, path) if case.compressed_bytes else None
-        return Figures(page_ms, api_ms, transferred)
+        page_bytes = self.page_bytes(browser, path) if case.page_bytes_target else None
+        return Figures(page_ms, api_ms, transferred, page_bytes)
+
+    @staticmethod
+    def page_bytes(browser: Any, path: str) -> int:
+        """Bytes on the wire for the page's document alone, compressed as the server sends it."""
+        with browser.get(path, headers={"Accept-Encoding": "br, gzip"}) as response:
+            return len(response.get_data())
 
     @staticmethod
     def transferred(browser: Any, path: str) -> int:
@@ -157,13 +171,19 @@ def cases(groups: tuple[str, ...]) -> list[PageCase]:
 
 
 def report(case: PageCase, figures: Figures) -> str:
-    verdict = "ok" if figures.ratio <= RATIO_TARGET else "MISSED"
+    ratio_target = case.ratio_target or RATIO_TARGET
+    verdict = "ok" if figures.ratio <= ratio_target else "MISSED"
     line = (f"{case.name}: page {figures.page_ms:.1f} ms, its API calls {figures.api_ms:.1f} ms, "
-            f"ratio {figures.ratio:.2f} (target ≤ {RATIO_TARGET}) {verdict}")
+            f"ratio {figures.ratio:.2f} (target ≤ {ratio_target}) {verdict}")
+    if figures.page_bytes is not None and case.page_bytes_target:
+        kb, target = figures.page_bytes / 1000, case.page_bytes_target
+        fits = "ok" if figures.page_bytes <= target else "MISSED"
+        line += f"; the page {kb:.1f} kB compressed as served (target ≤ {target // 1000} kB) {fits}"
     if figures.transferred is not None:
         kb = figures.transferred / 1000
         fits = "ok" if figures.transferred <= BYTES_TARGET else "MISSED"
-        line += f"; transferred {kb:.1f} kB compressed (target ≤ {BYTES_TARGET // 1000} kB) {fits}"
+        line += (f"; with its styles and scripts {kb:.1f} kB compressed "
+                 f"(target ≤ {BYTES_TARGET // 1000} kB) {fits}")
     return line
 
 

@@ -4,7 +4,9 @@ The time-off queue reads the user, then one concurrent round (the page of pendin
 pending count, teams, providers, policies), then, concurrently, the shifts of each provider on
 the page around their pending requests (for the conflict hints). The team schedule reads the
 user, then one concurrent round of five (teams, providers, the week's shifts, approved time off,
-roles). `api_calls` makes exactly those calls, concurrently where the views do.
+roles). The team timesheet (the manager's team, the whole current pay period, by shift) reads
+the user, then the teams and the team's providers, then the period's timesheets and shifts.
+`api_calls` makes exactly those calls, concurrently where the views do.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from app.config import Settings
 from app.contract.time_off import TimeOffRequestListQuery
 from app.web.manage_schedule.views import week_reads
 from app.web.manage_time_off.views import PAGE_SIZE, first_round, overlap_reads
+from app.web.manage_timesheets.views import people_reads, period_of, sheet_reads
 from tests.bench.pages import PageCase
 
 MANAGER = "manager@example.com"
@@ -44,9 +47,26 @@ def _schedule_calls(client: Any) -> object:
     return client.concurrently(*week_reads(client, team, begin, end))
 
 
+def _timesheet_calls(client: Any) -> object:
+    me = client.me()
+    team = me.team_ids[0] if me.team_ids else None
+    _teams, providers = client.concurrently(*people_reads(client, team))
+    zone = Settings().zone
+    today = datetime.now(UTC).astimezone(zone).date()
+    pattern = next((p for p in sorted(providers.items, key=lambda p: (p.name or p.email).lower())
+                    if p.pay_period_template), None)
+    start, length = period_of(pattern, today, zone)
+    begin = datetime.combine(start, time(0), tzinfo=zone).astimezone(UTC)
+    end = datetime.combine(start + timedelta(days=length), time(0), tzinfo=zone).astimezone(UTC)
+    return client.concurrently(*sheet_reads(client, team, begin, end))
+
+
 CASES = [
     PageCase(name="time-off queue", email=MANAGER, path="/manage/time-off",
              api_calls=_queue_calls, compressed_bytes=True),
     PageCase(name="team schedule", email=MANAGER, path="/manage/schedule",
              api_calls=_schedule_calls, compressed_bytes=True),
+    PageCase(name="team timesheet (by shift, whole period)", email=MANAGER,
+             path="/manage/timesheets", api_calls=_timesheet_calls, compressed_bytes=True,
+             ratio_target=1.2, page_bytes_target=35_000),
 ]

@@ -20,7 +20,8 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta, tzinfo
+from functools import cached_property
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
@@ -83,27 +84,27 @@ class Sheet:
         """How the page names the provider."""
         return self.provider.name or self.provider.email
 
-    @property
+    @cached_property
     def worked(self) -> int:
         """Minutes worked in the period."""
         return sum(r.worked for r in self.rows)
 
-    @property
+    @cached_property
     def scheduled_to_date(self) -> int:
         """Scheduled minutes of the shifts that have started by now."""
         return sum(scheduled_minutes(s) for s in self.shifts if s.start_date <= self.now)
 
-    @property
+    @cached_property
     def scheduled_total(self) -> int:
         """Scheduled minutes of the whole period."""
         return sum(scheduled_minutes(s) for s in self.shifts)
 
-    @property
+    @cached_property
     def pending(self) -> int:
         """Punches waiting for review."""
         return sum(len(r.pending) for r in self.rows)
 
-    @property
+    @cached_property
     def flagged(self) -> int:
         """Rows with a warning or an error."""
         return sum(1 for r in self.rows if r.warnings or r.errors)
@@ -138,7 +139,7 @@ class Period:
         """A sum over the team's sheets (`worked`, `scheduled_to_date`, `scheduled_total`)."""
         return sum(getattr(s, name) for s in self.sheets)
 
-    @property
+    @cached_property
     def clean_rows(self) -> list[ShiftRow]:
         """Every row of the team safe to approve in bulk."""
         return [r for s in self.sheets for r in s.rows if r.clean]
@@ -155,7 +156,7 @@ class Period:
             return True
         return bool(self.editing) and any(r.key == self.editing for r in sheet.rows)
 
-    @property
+    @cached_property
     def flagged_pending(self) -> int:
         """Rows waiting for review that have a warning or an error (left for the manager)."""
         return sum(1 for s in self.sheets for r in s.rows if r.pending and not r.clean)
@@ -200,14 +201,17 @@ def _uuid(text: str | None) -> uuid.UUID | None:
         return None
 
 
-def period_of(provider: ProviderWithRelations | None, day: date) -> tuple[date, int]:
+def period_of(provider: ProviderWithRelations | None, day: date,
+              site: tzinfo | None = None) -> tuple[date, int]:
     """The first day and length of the pay period containing `day`: the provider's template
-    (weekly or biweekly from its start), else the calendar week."""
+    (weekly or biweekly from its start, a day of `site`, default the site's zone), else the
+    calendar week."""
     template = provider.pay_period_template if provider else None
     if template is None:
         return week_start(day), 7
     length = 14 if template.type == "biweekly" else 7
-    offset = (day - local_day(template.start_date)).days % length
+    first = template.start_date.astimezone(site or zone()).date()
+    offset = (day - first).days % length
     return day - timedelta(days=offset), length
 
 

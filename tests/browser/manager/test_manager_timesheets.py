@@ -1,68 +1,105 @@
-"""A manager approves a timesheet's clean punches and rejects one with a note."""
+"""A manager reviews the team's timesheet shift by shift: the period's dates and its neighbours,
+a punch editor that opens on demand, one shift approved, then every clean shift of the team in
+one action while the shift with a warning stays pending — at 1280 and 390 px, with and without
+JavaScript."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+import re
+from datetime import UTC, date, datetime, time, timedelta
 
 import pytest
 
 from tests.browser.manager.conftest import add_punches, add_shift, provider_punches
+from tests.factories import uid
 
 pytestmark = pytest.mark.xdist_group("browser-manager")
 expect = pytest.importorskip("playwright.sync_api").expect
 
+PAT = uid("user:provider@example.com")
+TEMPLATE_START = date(2026, 2, 23)  # the seeded providers' biweekly pay periods begin here
+# Each way of browsing reviews its own pay period in 2028, where no other journey punches.
+PERIOD = re.compile(r"^Pay period \w.* \u2013 \w")
+WAYS = {"desktop-js": 0, "desktop-no-js": 1, "phone-js": 2, "phone-no-js": 3}
 
-def test_approve_clean_punches_and_reject_one(site, tab, arrange, artifacts):
+
+def _period(index: int) -> date:
+    first = date(2027, 12, 27)
+    assert (first - TEMPLATE_START).days % 14 == 0
+    return first + timedelta(days=28 * index)
+
+
+def _at_seven(day: date) -> datetime:
+    return datetime.combine(day, time(12), tzinfo=UTC)  # 7:00 AM in New York in winter
+
+
+@pytest.mark.parametrize("way", list(WAYS))
+def test_review_the_team_by_shift(site, tab, no_js_tab, phones, arrange, way):
     if site.mode == "split":
         pytest.skip("covered in embedded mode; the split mode is proven by the other journeys")
-    start = datetime(2027, 3, 10, 12, 0, tzinfo=UTC)  # Wed 10 Mar 2027, 7:00 AM in New York
-    arrange(lambda s: add_shift(s, start=start))
-    late, clean = arrange(lambda s: add_punches(s, start=start))
-    tab.sign_in("manager@example.com", start="/manage/timesheets")
-    tab.goto("/manage/timesheets?period=2027-03-10")
-    tab.click(tab.page.get_by_role("navigation", name="Providers")
-              .get_by_role("link", name="Pat Provider"))
-    late_row = tab.page.locator(f"#punch-{late}")
-    expect(late_row).to_contain_text("Clocked in late")
-    tab.page.screenshot(path=artifacts / "manager-timesheet.png", full_page=True, caret="initial")
-    tab.click(tab.page.get_by_role("button", name="Approve 1 clean punch"))
-    expect(tab.page.locator("#messages")).to_contain_text("Approved 1 clean punch.")
-    late_row = tab.page.locator(f"#punch-{late}")
-    late_row.get_by_label("Note").fill("No swipe at the door; please see me")
-    tab.click(late_row.get_by_role("button", name="Reject"))
-    expect(tab.page.locator("#messages")).to_contain_text("Punch rejected")
-    seen = provider_punches(site, datetime(2027, 3, 9, tzinfo=UTC),
-                            datetime(2027, 3, 12, tzinfo=UTC))
-    assert seen[clean].state == "approved"
-    assert seen[late].state == "rejected"
-    assert seen[late].admin_note == "No swipe at the door; please see me"
+    browse = {"desktop-js": tab, "desktop-no-js": no_js_tab}.get(way) or phones(
+        javascript=way == "phone-js")
+    first = _period(WAYS[way])
+    late_day, approve_day, clean_day = (first + timedelta(days=n) for n in (1, 4, 7))
+    shifts = [arrange(lambda s, d=d: add_shift(s, start=_at_seven(d)))
+              for d in (late_day, approve_day, clean_day)]
+    late, _ = arrange(lambda s: add_punches(s, start=_at_seven(late_day)))
+    one = arrange(lambda s: add_punches(s, start=_at_seven(approve_day), late_minutes=0))
+    clean = arrange(lambda s: add_punches(s, start=_at_seven(clean_day), late_minutes=0))
+    page = browse.page
+    browse.sign_in("manager@example.com", start="/manage/timesheets")
+    browse.goto(f"/manage/timesheets?period={late_day.isoformat()}&provider={PAT}")
 
+    # The period: its dates, and the next and previous periods keep team and provider.
+    period = page.get_by_text(PERIOD)
+    expect(period).to_contain_text(f"Mon {first.day} {first:%b}")
+    end = first + timedelta(days=13)
+    expect(period).to_contain_text(f"Sun {end.day} {end:%b}")
+    nav = page.get_by_role("navigation", name="Pay periods")
+    browse.click(nav.get_by_role("link", name="Next period"))
+    later = first + timedelta(days=14)
+    expect(page.get_by_text(PERIOD)).to_contain_text(
+        f"Mon {later.day} {later:%b}")
+    assert f"provider={PAT}" in browse.url
+    browse.click(page.get_by_role("navigation", name="Pay periods")
+                 .get_by_role("link", name="Previous period"))
+    expect(page.get_by_text(PERIOD)).to_contain_text(
+        f"Mon {first.day} {first:%b}")
 
-def test_fix_and_reject_punches_without_javascript(site, no_js_tab, arrange):
-    if site.mode == "split":
-        pytest.skip("no-JS journeys run in embedded mode")
-    start = datetime(2026, 10, 14, 11, 0, tzinfo=UTC)  # Wed 14 Oct 2026, 7:00 AM in New York
-    arrange(lambda s: add_shift(s, start=start))
-    late, clean = arrange(lambda s: add_punches(s, start=start))
-    tab = no_js_tab
-    tab.sign_in("manager@example.com", start="/manage/timesheets")
-    tab.goto("/manage/timesheets?period=2026-10-14")
-    tab.click(tab.page.get_by_role("navigation", name="Providers")
-              .get_by_role("link", name="Pat Provider"))
-    late_row = tab.page.locator(f"#punch-{late}")
-    late_row.get_by_label("Time").fill("2026-10-14T07:03")
-    late_row.get_by_label("Note").fill("Badge reader was down")
-    tab.click(late_row.get_by_role("button", name="Save time"))
-    expect(tab.page.locator("#messages")).to_contain_text("Punch time corrected.")
-    expect(tab.page.locator(f"#punch-{late}")).not_to_contain_text("Clocked in late")
-    clean_row = tab.page.locator(f"#punch-{clean}")
-    tab.click(clean_row.get_by_role("button", name="Reject"))
-    expect(tab.page.locator(f"#punch-{clean}").get_by_role("alert")).to_contain_text(
-        "Tell the provider why")
-    tab.page.locator(f"#punch-{clean}").get_by_label("Note").fill("Left before handover")
-    tab.click(tab.page.locator(f"#punch-{clean}").get_by_role("button", name="Reject"))
-    expect(tab.page.locator("#messages")).to_contain_text("Punch rejected")
-    seen = provider_punches(site, start - timedelta(hours=6), start + timedelta(days=1))
-    assert seen[clean].state == "rejected"
-    assert seen[clean].admin_note == "Left before handover"
-    assert seen[late].admin_note == "Badge reader was down"
+    # One row per shift; the late one says why, in words; on a phone it comes first.
+    rows = [page.locator(f"#row-{s}") for s in shifts]
+    expect(rows[0]).to_contain_text("Clocked in late")
+    for row in rows:
+        expect(row).to_contain_text("Pending review")
+    if way.startswith("phone"):
+        top = page.locator("[data-record]").first.bounding_box()
+        assert top is not None
+        assert top["y"] < 844
+
+    # The punch editor opens on demand, and closes.
+    expect(rows[0].get_by_role("button", name=re.compile("^Save time"))).to_have_count(0)
+    browse.click(rows[0].get_by_role("link", name=re.compile("^Edit punches")))
+    rows[0] = page.locator(f"#row-{shifts[0]}")
+    expect(rows[0].get_by_role("button", name=re.compile("^Save time")).first).to_be_visible()
+    expect(rows[0].get_by_label(re.compile("^Note")).first).to_be_visible()
+    browse.click(rows[0].get_by_role("link", name=re.compile("^Close editor")))
+    expect(page.locator(f"#row-{shifts[0]}").get_by_role(
+        "button", name=re.compile("^Save time"))).to_have_count(0)
+
+    # One shift approved on its own.
+    browse.click(page.locator(f"#row-{shifts[1]}").get_by_role(
+        "button", name=re.compile("^Approve")))
+    expect(page.get_by_role("status")).to_contain_text(
+        "Approved 2 punches of Pat Provider's shift.")
+    expect(page.locator(f"#row-{shifts[1]}")).to_contain_text("Approved")
+
+    # Every clean shift of the team in one action; the late one stays pending and in view.
+    browse.click(page.get_by_role("button", name=re.compile("^Approve all clean shifts")))
+    expect(page.get_by_role("status")).to_contain_text(
+        "Approved 2 punches in 1 shift; 1 shift with warnings left for you.")
+    expect(page.locator(f"#row-{shifts[2]}")).to_contain_text("Approved")
+    expect(page.locator(f"#row-{shifts[0]}")).to_contain_text("Pending review")
+    expect(page.locator(f"#row-{shifts[0]}")).to_be_visible()
+    seen = provider_punches(site, _at_seven(first), _at_seven(first + timedelta(days=14)))
+    assert seen[late].state == "pending"
+    assert {seen[p].state for p in [*one, *clean]} == {"approved"}
