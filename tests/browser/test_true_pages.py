@@ -125,13 +125,13 @@ def test_night_shift_punches_show_under_the_day_it_started(site, site_phone, whi
     phone.sign_in("manager@example.com", start="/manage/timesheets")
     phone.goto(f"/manage/timesheets?period={day.isoformat()}"
                f"&provider={uid('user:provider@example.com')}")
-    section = phone.page.get_by_role("region", name=started)
+    section = phone.page.get_by_role("article", name=started)  # the night's row (issue 25)
     expect(section).to_be_visible()
     for punch in punches:
         expect(section.locator(f"#punch-{punch}")).to_be_visible()
     expect(section).to_contain_text("7:00 PM")
     expect(section).not_to_contain_text("no shift")
-    expect(phone.page.get_by_role("region", name=ended)).to_have_count(0)
+    expect(phone.page.get_by_role("article", name=ended)).to_have_count(0)
     expect(phone.page.get_by_role("main")).not_to_contain_text("No scheduled shift")
 
 

@@ -103,3 +103,40 @@ def test_review_the_team_by_shift(site, tab, no_js_tab, phones, arrange, way):
     seen = provider_punches(site, _at_seven(first), _at_seven(first + timedelta(days=14)))
     assert seen[late].state == "pending"
     assert {seen[p].state for p in [*one, *clean]} == {"approved"}
+
+
+@pytest.mark.parametrize("javascript", [True, False], ids=["js", "no-js"])
+def test_fix_a_punch_time_and_reject_one_with_a_note(site, tab, no_js_tab, arrange, javascript):
+    if site.mode == "split":
+        pytest.skip("covered in embedded mode; the split mode is proven by the other journeys")
+    browse = tab if javascript else no_js_tab
+    day = date(2026, 9, 9) if javascript else date(2026, 9, 23)  # Wednesdays, 7 AM EDT at 11:00
+    start = datetime.combine(day, time(11), tzinfo=UTC)
+    shift = arrange(lambda s: add_shift(s, start=start))
+    late, clean = arrange(lambda s: add_punches(s, start=start))
+    page = browse.page
+    browse.sign_in("manager@example.com", start="/manage/timesheets")
+    browse.goto(f"/manage/timesheets?period={day.isoformat()}&provider={PAT}")
+    row = page.locator(f"#row-{shift}")
+    expect(row).to_contain_text("Clocked in late")
+    browse.click(row.get_by_role("link", name=re.compile("^Edit punches")))
+    row = page.locator(f"#row-{shift}")
+    row.get_by_label(re.compile("^Time of the clock in")).fill(f"{day.isoformat()}T07:03")
+    row.get_by_label(re.compile("^Note on the clock in")).fill("Badge reader was down")
+    browse.click(row.get_by_role("button", name=re.compile("^Save time of clock in")))
+    expect(page.get_by_role("status")).to_contain_text("Punch time corrected.")
+    expect(page.locator(f"#row-{shift}")).not_to_contain_text("Clocked in late")
+    row = page.locator(f"#row-{shift}")
+    browse.click(row.get_by_role("link", name=re.compile("^Edit punches")))
+    row = page.locator(f"#row-{shift}")
+    browse.click(row.get_by_role("button", name=re.compile("^Reject clock out")))
+    row = page.locator(f"#row-{shift}")
+    expect(row.get_by_role("alert")).to_contain_text("Tell the provider why")
+    row.get_by_label(re.compile("^Note on the clock out")).fill("Left before handover")
+    browse.click(row.get_by_role("button", name=re.compile("^Reject clock out")))
+    expect(page.get_by_role("status")).to_contain_text("Punch rejected")
+    seen = provider_punches(site, start - timedelta(hours=6), start + timedelta(days=1))
+    assert seen[clean].state == "rejected"
+    assert seen[clean].admin_note == "Left before handover"
+    assert seen[late].admin_note == "Badge reader was down"
+    assert seen[late].time == start + timedelta(minutes=3)
