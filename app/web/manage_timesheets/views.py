@@ -325,7 +325,8 @@ def _again(key: str | None, messages: list[str], status: int,
     if found is None:
         for message in messages:
             flash(message, "error")
-        return render(TEMPLATE, fragment="timesheet", period=period, status=status)
+        return render(TEMPLATE, fragment="timesheet", period=period, status=status,
+                      retarget="#timesheet" if is_partial() else None)
     period.row_problems[found[1].key] = messages
     if is_partial():
         return render_macro(ROWS, "shift_row", found[1], period, found[0], status=status)
