@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 
-from flask import Blueprint, Response, abort, current_app, flash, url_for
+from flask import Blueprint, Response, abort, current_app, flash, request, url_for
 
 from app.client import ApiClient
 from app.contract.providers import ProviderListQuery, ProviderWithRelations
@@ -24,6 +24,7 @@ from app.contract.shifts import ShiftListQuery, ShiftRead
 from app.contract.timekeeping import TimecardPunchRead, TimesheetQuery, TimesheetRead
 from app.web.auth import api, current_user
 from app.web.htmx import render, see_other
+from app.web.manage_schedule.calendar import parse_day
 from app.web.manage_timesheets.views import period_of
 from app.web.worked_days import STATES, ShiftRow, scheduled_minutes, shift_rows
 
@@ -37,11 +38,10 @@ ERROR_WORDS = {
     "missing_timecard": "A shift has no timecard yet.",
     "missing_pay_period_template": "You have no pay period set up; ask an administrator.",
 }
-# The timesheet is read over a window that surely holds the current pay period (a month at
-# most) and is then narrowed to this timecard's punches and pay segments; shifts a fortnight
-# ahead too, for the period's scheduled total.
-LOOKBACK = timedelta(days=32)
-AHEAD = timedelta(days=15)
+# The timesheet and shifts are read over a window around the day asked about that surely holds
+# its pay period (a fortnight at most), in the same round as the provider's pay-period template,
+# and then narrowed to the period.
+AROUND = timedelta(days=16)
 
 
 @dataclass
@@ -54,6 +54,16 @@ class Card:
     shifts: list[ShiftRead]
     now: datetime
     errors: list[str] = field(default_factory=list)
+
+    @property
+    def current(self) -> bool:
+        """Whether the period holds today."""
+        return self.start <= self.now.astimezone(_zone()).date() <= self.end
+
+    def url(self, periods: int) -> str:
+        """The address of the period `periods` away."""
+        return url_for("timecard.index",
+                       period=(self.start + timedelta(days=self.length * periods)).isoformat())
 
     @property
     def end(self) -> date:
@@ -85,41 +95,41 @@ def _zone() -> Any:
     return current_app.extensions["shiftdesk_web"].settings.zone
 
 
-def fetch(client: ApiClient, provider_id: Any, now: datetime) -> list[Any]:
-    """The page's API calls after the user: the timecard, the timesheet around it, the
-    provider's shifts of that window and a fortnight ahead, and the provider (their pay-period
-    template), concurrently (the page benchmark makes the same calls)."""
+def fetch(client: ApiClient, provider_id: Any, now: datetime, at: datetime | None = None,
+          ) -> list[Any]:
+    """The page's API calls after the user: the provider's timesheet and shifts around `at`
+    (default now) and the provider (their pay-period template), concurrently (the page benchmark
+    makes the same calls)."""
     if provider_id is None:  # not a provider: the API's answer (no timecard) is the page
-        return [client.my_timecard(), None, [], None]
-    start, end = now - LOOKBACK, now + timedelta(days=1)
+        client.my_timecard()
+        return [None, [], None]
+    at = at or now
+    start, end = at - AROUND, at + AROUND
     query = TimesheetQuery(provider=provider_id, start_date=start, end_date=end)
-    shifts = ShiftListQuery(provider_id=provider_id, start_date=start, end_date=now + AHEAD,
+    shifts = ShiftListQuery(provider_id=provider_id, start_date=start, end_date=end,
                             page_size=200)
     return client.concurrently(
-        client.my_timecard, lambda: client.timesheet(query),
+        lambda: client.timesheet(query),
         lambda: list(client.iterate(client.list_shifts, shifts)),
         lambda: client.list_providers(ProviderListQuery(page_size=200)))
 
 
-def build_card(punches: list[TimecardPunchRead], sheet: TimesheetRead | None,
-               shifts: list[ShiftRead], person: ProviderWithRelations | None,
-               now: datetime) -> Card:
-    """The rows of this timecard's punches, newest first, and the period's totals."""
+def build_card(sheet: TimesheetRead | None, shifts: list[ShiftRead],
+               person: ProviderWithRelations | None, now: datetime, day: date) -> Card:
+    """The rows of the pay period holding `day`, newest first, and the period's totals."""
     zone = _zone()
-    start, length = period_of(person, now.astimezone(zone).date())
-    begin = datetime.combine(start, datetime.min.time(), tzinfo=zone).astimezone(UTC)
-    end = datetime.combine(start + timedelta(days=length), datetime.min.time(),
-                           tzinfo=zone).astimezone(UTC)
-    cards = {str(p.timecard_id) for p in punches}
-    rows = shift_rows(sheet, shifts, zone, now, first=start, since=begin, timecards=cards)
-    rows = [r for r in rows if r.punches or r.shift is not None]
+    start, length = period_of(person, day)
+    begin = datetime.combine(start, time(0), tzinfo=zone).astimezone(UTC)
+    end = datetime.combine(start + timedelta(days=length), time(0), tzinfo=zone).astimezone(UTC)
+    rows = [r for r in shift_rows(sheet, shifts, zone, now, since=begin)
+            if start <= r.day < start + timedelta(days=length)]
     rows.reverse()
     texts: list[str] = []
     for error in sheet.errors if sheet else []:
-        if error.type == "missing_pay_period_template" or str(error.timecard_id) in cards:
-            text = ERROR_WORDS.get(error.type, "Something needs fixing; ask your manager.")
-            if text not in texts:
-                texts.append(text)
+        if error.type == "missing_pay_period_template":
+            texts.append(ERROR_WORDS[error.type])
+    if any(r.open and r.errors for r in rows):
+        texts.append(ERROR_WORDS["no_clock_out"])
     mine = [s for s in shifts if begin <= s.start_date < end]
     return Card(start=start, length=length, rows=rows, shifts=mine, now=now, errors=texts)
 
@@ -131,12 +141,15 @@ def _helpers() -> dict[str, Any]:
 
 @bp.get("/timecard")
 def index() -> Response:
-    """This pay period by shift: times, minutes, review states, warnings and totals."""
+    """A pay period by shift (this one, or the one holding `period=`): times, minutes, review
+    states, warnings and totals."""
     now = datetime.now(UTC)
+    day = parse_day(request.args.get("period")) or now.astimezone(_zone()).date()
     me = current_user()
-    timecard, sheet, shifts, people = fetch(api(), me.provider_id, now)
+    at = datetime.combine(day, time(12), tzinfo=_zone()).astimezone(UTC)
+    sheet, shifts, people = fetch(api(), me.provider_id, now, at)
     person = next((p for p in people.items if p.id == me.provider_id), None) if people else None
-    card = build_card(timecard.punches, sheet, shifts, person, now)
+    card = build_card(sheet, shifts, person, now, day)
     return render("timecard/index.html", fragment="timecard_days", card=card)
 
 

@@ -38,7 +38,7 @@ def test_timecard_lists_punches_with_state_and_warning(pweb):
     assert re.search(r"In\u2013out \d+:\d\d [AP]M \u2013 no clock-out", row)
     period = _text(html.split('class="ts-period">', 1)[1].split("</p>", 1)[0])
     day = r"\w{3} \d+ \w{3}( \d{4})?"
-    assert re.fullmatch(rf"Pay period {day} \u2013 {day}", period)
+    assert re.fullmatch(rf"Pay period {day} \u2013 {day} current period", period)
 
 
 def test_timecard_fragment_for_htmx(pweb):
@@ -178,3 +178,23 @@ def test_night_shift_is_one_row_under_the_day_it_started(pweb):
     assert re.search(r"Breaks (30 min|30m)", text)
     assert "No shift matches this clock-in" not in html
     assert "No scheduled shift" not in html
+
+
+def test_previous_period_shows_its_dates_and_rows_without_delete_links(pweb):
+    email = fresh_provider(pweb)
+    started, _ = _night_on_my_card(pweb, email, days_ago=16)
+    pweb.sign_in(email)
+    html = pweb.client.get("/timecard").get_data(as_text=True)
+    nav = html.split('aria-label="Pay periods"', 1)[1].split("</nav>", 1)[0]
+    earlier = re.search(r'<a href="([^"]+)" rel="prev">Previous period</a>', nav)
+    assert earlier is not None
+    assert "Next period" not in nav  # the current period is the last one with work
+    before = pweb.client.get(earlier.group(1).replace("&amp;", "&")).get_data(as_text=True)
+    period = _text(before.split('class="ts-period">', 1)[1].split("</p>", 1)[0])
+    assert "current period" not in period
+    rows = [r.split("</article>", 1)[0] for r in before.split('<li id="row-')[1:]]
+    worked = [r for r in rows if 'id="punch-' in r]
+    assert len(worked) == 1
+    assert f"{started:%a} {started.day} {started:%b}" in _text(worked[0])
+    assert "/delete" not in before
+    assert "Next period" in before
