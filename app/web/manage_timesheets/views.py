@@ -299,6 +299,8 @@ def index() -> Response:
         found = period.sheet_of(period.editing)
         if found is not None:
             return render_macro(ROWS, "shift_row", found[1], period, found[0])
+        # The row is gone (its punches were deleted meanwhile): the whole timesheet instead.
+        return render(TEMPLATE, fragment="timesheet", period=period, retarget="#timesheet")
     return render(TEMPLATE, fragment="timesheet", period=period)
 
 

@@ -292,3 +292,11 @@ def test_night_shift_is_one_row_under_the_day_it_started_without_warnings(mweb, 
         assert "7:00 PM \u2013 7:00 AM +1 day" in text, text
         assert f"Worked {worked} h 30 min" in text or f"Worked {worked}h 30m" in text, text
     assert "No scheduled shift" not in body
+
+
+def test_editor_of_a_row_that_is_gone_answers_with_the_whole_timesheet(mweb):
+    mweb.sign_in("manager@example.com")
+    answer = mweb.client.get(_url(mweb) + "&edit=punch-gone", headers={"HX-Request": "true"})
+    assert answer.status_code == 200
+    assert answer.headers["HX-Retarget"] == "#timesheet"
+    assert answer.get_data(as_text=True).lstrip().startswith('<div id="timesheet"')
