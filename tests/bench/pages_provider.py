@@ -1,8 +1,9 @@
 """Page benchmarks of the provider pages (issue 5), for `python -m tests.bench.pages`.
 
 Each provider page makes one concurrent round of API calls (the timecard page: the user, then
-one round of two). `api_calls` calls the views' own `fetch` functions with the same queries, so
-the API side is exactly what the page asks for. The clock page, the provider's home on a phone,
+one round of three: the timesheet and shifts around the day, and the provider's pay period).
+`api_calls` calls the views' own `fetch` functions with the same queries, so the API side is
+exactly what the page asks for. The clock page, the provider's home on a phone,
 also reports its transferred bytes.
 """
 
