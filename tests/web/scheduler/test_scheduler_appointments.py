@@ -44,11 +44,11 @@ def test_list_next_page_continues_the_list(sched: Web) -> None:
                 end_date=begin + timedelta(minutes=15), location="Room 1"))
     body = sched.client.get("/appointments", query_string={
         "start": "2026-03-01", "end": "2026-03-31"}).get_data(as_text=True)
-    assert body.count('<tr id="appointment-') == 25
+    assert body.count('<li id="appointment-') == 25
     found = re.search(r'href="([^"]*cursor=[^"]*)">Next page', body)
     assert found is not None
     second = sched.client.get(found.group(1).replace("&amp;", "&")).get_data(as_text=True)
-    assert second.count('<tr id="appointment-') == 3
+    assert second.count('<li id="appointment-') == 3
     assert "late-2" in second
     assert "First page" in second
     assert 'value="2026-03-31"' in second  # the filters stay on every page
