@@ -8,7 +8,7 @@ from datetime import date
 
 import pytest
 
-from tests.browser.scheduler.conftest import local
+from tests.browser.scheduler.conftest import local, type_card
 
 pytestmark = pytest.mark.xdist_group("browser-scheduler")
 expect = pytest.importorskip("playwright.sync_api").expect
@@ -98,7 +98,7 @@ def test_appointment_types_create_edit_archive(site, tab, arrange, artifacts):
     page.screenshot(path=artifacts / "scheduler-type-form.png", full_page=True)
     tab.click(page.get_by_role("button", name="Create appointment type"))
     expect(page.get_by_role("status")).to_contain_text("“Tagalog consult” created")
-    row = page.get_by_role("row", name=re.compile("Tagalog consult"))
+    row = type_card(page, "Tagalog consult")
     expect(row).to_contain_text("language: Tagalog")
     expect(row).to_contain_text("45 min")
 
@@ -108,17 +108,17 @@ def test_appointment_types_create_edit_archive(site, tab, arrange, artifacts):
     expect(group.get_by_role("checkbox", checked=True)).to_have_count(1)
     page.get_by_label("Length in minutes").fill("50")
     tab.click(page.get_by_role("button", name="Save appointment type"))
-    expect(page.get_by_role("row", name=re.compile("Tagalog consult"))).to_contain_text("50 min")
+    expect(type_card(page, "Tagalog consult")).to_contain_text("50 min")
 
     tab.goto("/slots")
     expect(page.get_by_label("Appointment type").get_by_role("option", name=re.compile(
         "Tagalog consult"))).to_have_count(1)
     tab.goto("/appointment-types")
-    tab.click(page.get_by_role("row", name=re.compile("Tagalog consult"))
+    tab.click(type_card(page, "Tagalog consult")
               .get_by_role("link", name="Archive Tagalog consult"))
     tab.click(page.get_by_role("button", name="Archive appointment type"))
     expect(page.get_by_role("status")).to_contain_text("archived")
-    expect(page.get_by_role("row", name=re.compile("Tagalog consult"))).to_have_count(0)
+    expect(type_card(page, "Tagalog consult")).to_have_count(0)
     tab.goto("/slots")
     expect(page.get_by_label("Appointment type").get_by_role("option", name=re.compile(
         "Tagalog consult"))).to_have_count(0)

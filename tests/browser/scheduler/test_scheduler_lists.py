@@ -12,7 +12,7 @@ import pytest
 
 from tests.browser.conftest import PHONE
 from tests.browser.lists import first_record_top, too_small
-from tests.browser.scheduler.conftest import local
+from tests.browser.scheduler.conftest import local, type_card
 
 pytestmark = pytest.mark.xdist_group("browser-scheduler")
 expect = pytest.importorskip("playwright.sync_api").expect
@@ -103,7 +103,7 @@ def test_appointment_type_checkboxes_keep_the_choice(site, phones, arrange, java
     expect(group.get_by_role("checkbox", checked=True)).to_have_count(2)
     group.get_by_label("language: Cebuano").uncheck()
     tab.click(page.get_by_role("button", name="Save appointment type"))
-    row = page.get_by_role("row", name=re.compile(name))
+    row = type_card(page, name)
     expect(row).to_contain_text("language: Ilocano")
     expect(row).not_to_contain_text("Cebuano")
     expect(row).to_contain_text("Physician (Emergency)")
