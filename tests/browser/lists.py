@@ -3,7 +3,11 @@ and which controls are smaller than a 44x44 px touch target."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
+
+from tests.browser.conftest import Browse
 
 
 def first_record_top(page: Any) -> float:
@@ -27,3 +31,25 @@ def too_small(page: Any) -> list[str]:
             return r.width < 44 || r.height < 43.5;
         }).map(e => e.outerHTML.slice(0, 90));
     }""")
+
+
+SCREENS = [({"width": 390, "height": 844}, True), ({"width": 390, "height": 844}, False),
+           ({"width": 1280, "height": 900}, True), ({"width": 1280, "height": 900}, False)]
+SCREEN_IDS = ["390-js", "390-no-js", "1280-js", "1280-no-js"]
+
+
+@contextmanager
+def screen(site: Any, browser: Any, size: dict[str, int], javascript: bool) -> Iterator[Browse]:
+    """A fresh browser context of `size` (a phone's touch screen at 390 px), JavaScript on or
+    off; the page problems it met (console errors, failed loads) fail the test at the end."""
+    options: dict[str, Any] = {"viewport": size}
+    if size["width"] < 600:
+        options.update(device_scale_factor=2, is_mobile=True, has_touch=True)
+    context = browser.new_context(java_script_enabled=javascript, **options)
+    browse = Browse(site, context, javascript=javascript)
+    try:
+        yield browse
+    finally:
+        problems = list(browse.problems)
+        context.close()
+    assert not problems, "\n".join(problems)

@@ -1,4 +1,5 @@
-"""The time-off queue on a phone (issue 25), as manager@example.com, with and without JavaScript:
+"""The time-off queue on a phone (issue 25), and at 1280 px, as manager@example.com, with and
+without JavaScript:
 requests come first as cards (who, when, how long each waited, how soon it starts), the filters
 fold away under "Filter" with the active ones as chips, and a manager approves and declines
 (with a reason) from a card, the two buttons side by side and the reason under both."""
@@ -10,14 +11,19 @@ from datetime import UTC, datetime
 
 import pytest
 
-from tests.browser.conftest import PHONE
-from tests.browser.lists import first_record_top, too_small
+from tests.browser.lists import SCREEN_IDS, SCREENS, first_record_top, screen, too_small
 from tests.browser.manager.conftest import add_request, client_as
 
 pytestmark = pytest.mark.xdist_group("browser-manager")
 expect = pytest.importorskip("playwright.sync_api").expect
 
-JS = pytest.mark.parametrize("javascript", [True, False], ids=["js", "no-js"])
+SCREEN = pytest.mark.parametrize(("size", "javascript"), SCREENS, ids=SCREEN_IDS)
+
+
+def only_once(site, size, javascript) -> None:
+    """The split mode is proven by the phone with JavaScript; the rest run embedded."""
+    if site.mode == "split" and (size["width"] != 390 or not javascript):
+        pytest.skip("proven in embedded mode")
 
 
 def day(number: int) -> datetime:
@@ -25,15 +31,18 @@ def day(number: int) -> datetime:
     return datetime(2027, 4, number, 4, 0, tzinfo=UTC)
 
 
-@JS
-def test_queue_shows_cards_first_with_folded_filters_and_chips(site, phones, arrange,
+@SCREEN
+def test_queue_shows_cards_first_with_folded_filters_and_chips(site, browser, arrange, size,
                                                                javascript):
-    if site.mode == "split" and not javascript:
-        pytest.skip("no-JS journeys run in embedded mode")
-    number = 5 if javascript else 6
+    only_once(site, size, javascript)
+    with screen(site, browser, size, javascript) as tab:
+        _queue_cards_and_chips(tab, arrange, 20 + SCREENS.index((size, javascript)))
+
+
+def _queue_cards_and_chips(tab, arrange, number: int) -> None:
     start = day(number)
     request_id = arrange(lambda s: add_request(s, start=start, note=f"Card {number}"))
-    tab = phones(javascript=javascript)
+    size = tab.page.viewport_size
     date = start.date().isoformat()
     tab.sign_in("manager@example.com", start=f"/manage/time-off?start={date}&end={date}")
     page = tab.page
@@ -42,8 +51,8 @@ def test_queue_shows_cards_first_with_folded_filters_and_chips(site, phones, arr
     expect(card).to_contain_text("Waiting since today")
     expect(card).to_contain_text(re.compile(r"Starts in \d+ days"))
     expect(card.get_by_role("link", name=re.compile("^Review and decide"))).to_be_visible()
-    assert first_record_top(page) < PHONE["height"]
-    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    assert first_record_top(page) < size["height"]
+    assert page.evaluate("document.documentElement.scrollWidth") <= size["width"]
     # The filters are folded away; the active ones show as chips.
     expect(page.get_by_label("Status")).to_be_hidden()
     chips = page.get_by_role("list", name="Active filters")
@@ -71,14 +80,16 @@ def test_queue_shows_cards_first_with_folded_filters_and_chips(site, phones, arr
     expect(page.get_by_role("list", name="Active filters")).to_have_count(0)
 
 
-@JS
-def test_approve_and_decline_with_a_reason_from_cards(site, phones, arrange, javascript):
-    if site.mode == "split" and not javascript:
-        pytest.skip("no-JS journeys run in embedded mode")
-    first = 8 if javascript else 12
+@SCREEN
+def test_approve_and_decline_with_a_reason_from_cards(site, browser, arrange, size, javascript):
+    only_once(site, size, javascript)
+    with screen(site, browser, size, javascript) as tab:
+        _approve_and_decline(site, tab, arrange, 2 + 4 * SCREENS.index((size, javascript)))
+
+
+def _approve_and_decline(site, tab, arrange, first: int) -> None:
     approve = arrange(lambda s: add_request(s, start=day(first), note="Approve me"))
     decline = arrange(lambda s: add_request(s, start=day(first + 2), note="Decline me"))
-    tab = phones(javascript=javascript)
     span = f"start={day(first).date().isoformat()}&end={day(first + 2).date().isoformat()}"
     tab.sign_in("manager@example.com", start=f"/manage/time-off?{span}")
     page = tab.page
@@ -108,7 +119,7 @@ def test_approve_and_decline_with_a_reason_from_cards(site, phones, arrange, jav
     card.get_by_label("Reason for declining").fill("Three nurses already off")
     tab.click(card.get_by_role("button", name="Decline", exact=True))
     expect(page.locator("#messages")).to_contain_text("Declined Pat Provider's time off")
-    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    assert page.evaluate("document.documentElement.scrollWidth") <= page.viewport_size["width"]
 
     pat = client_as(site, "provider@example.com")
     assert pat.get_time_off_request(approve).status == "approved"

@@ -1,4 +1,5 @@
-"""Scheduler lists on a phone (issue 25), as scheduler@example.com, with and without JavaScript:
+"""Scheduler lists on a phone (issue 25), and at 1280 px, as scheduler@example.com, with and
+without JavaScript:
 appointments come first as cards with the filters folded under "Filter" and the active ones as
 chips that each remove one; roles and skills of an appointment type are checkbox lists whose
 choice survives a refused form and an edit."""
@@ -10,8 +11,7 @@ from datetime import date
 
 import pytest
 
-from tests.browser.conftest import PHONE
-from tests.browser.lists import first_record_top, too_small
+from tests.browser.lists import SCREEN_IDS, SCREENS, first_record_top, screen, too_small
 from tests.browser.scheduler.conftest import local, type_card
 
 pytestmark = pytest.mark.xdist_group("browser-scheduler")
@@ -19,20 +19,28 @@ expect = pytest.importorskip("playwright.sync_api").expect
 
 EMAIL = "scheduler@example.com"
 JS = pytest.mark.parametrize("javascript", [True, False], ids=["js", "no-js"])
+SCREEN = pytest.mark.parametrize(("size", "javascript"), SCREENS, ids=SCREEN_IDS)
 
 
-@JS
-def test_appointments_are_cards_with_folded_filters_and_chips(site, phones, arrange, book,
-                                                              javascript):
-    if site.mode == "split" and not javascript:
-        pytest.skip("no-JS journeys run in the embedded mode")
-    day = date(2027, 4, 6 if javascript else 7)
-    key = f"cards{'js' if javascript else 'nojs'}{site.mode}"
+@SCREEN
+def test_appointments_are_cards_with_folded_filters_and_chips(site, browser, arrange, book,
+                                                              size, javascript):
+    if site.mode == "split" and (size["width"] != 390 or not javascript):
+        pytest.skip("proven in the embedded mode")
+    index = SCREENS.index((size, javascript))
+    day = date(2027, 4, 24 + index)
+    key = f"cards{index}{site.mode}"
     setup = arrange(key, day)
     name = next(iter(setup.providers))
     book(setup, name, local(day, 9), f"M-{key}-1")
     book(setup, name, local(day, 10), f"M-{key}-2")
-    tab = phones(javascript=javascript)
+    with screen(site, browser, size, javascript) as tab:
+        _cards_and_chips(tab, setup, name, key, day)
+
+
+def _cards_and_chips(tab, setup, name: str, key: str, day: date) -> None:
+    javascript = tab.javascript
+    size = tab.page.viewport_size
     tab.sign_in(EMAIL, start=f"/appointments?start={day.isoformat()}&end={day.isoformat()}"
                              f"&type={setup.type_name}")
     page = tab.page
@@ -41,8 +49,8 @@ def test_appointments_are_cards_with_folded_filters_and_chips(site, phones, arra
     expect(cards.first).to_contain_text(setup.type_name)
     expect(cards.first).to_contain_text(name)
     expect(cards.first).to_contain_text("9:00 AM")
-    assert first_record_top(page) < PHONE["height"]
-    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    assert first_record_top(page) < size["height"]
+    assert page.evaluate("document.documentElement.scrollWidth") <= size["width"]
     expect(page.get_by_label("Member id")).to_be_hidden()  # folded away
     chips = page.get_by_role("list", name="Active filters")
     expect(chips.get_by_role("link", name=re.compile(f"^Type: {setup.type_name}"))) \
