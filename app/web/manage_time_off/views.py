@@ -41,6 +41,7 @@ from app.contract.time_off import (
 )
 from app.contract.users import UserMe
 from app.web.auth import api, current_user
+from app.web.filters import STATUS_WORDS as WORDS
 from app.web.filters import format_leave, site_today
 from app.web.htmx import is_partial, render, render_macro, see_other
 from app.web.manage_schedule.calendar import local_instant, my_teams, zone
@@ -64,10 +65,7 @@ MACROS = "_macros/manager.html"
 DECIDABLE = {"pending"}
 
 
-STATUS_WORDS = {
-    "pending": "Pending", "approved": "Approved", "rejected": "Rejected",
-    "cancelled": "Cancelled", "pending_sync": "Being recorded", "sync_failed": "Not recorded",
-}
+STATUS_WORDS = WORDS["request"]  # the words every page uses (app/web/filters.py)
 
 
 @bp.context_processor
