@@ -231,6 +231,8 @@ def crawl_as(site: Any, browser: Any, account: str, width: int) -> Crawl:
     return crawl
 
 
+# Eight crawls of some twenty pages each, with axe on every page: longer than one journey.
+@pytest.mark.timeout(1200)
 def test_every_page_works_for_every_account_at_every_width(demo_site, browser, artifacts):
     started = time.monotonic()
     crawls = [crawl_as(demo_site, browser, account, width)
