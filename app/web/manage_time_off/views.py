@@ -41,6 +41,7 @@ from app.contract.time_off import (
 )
 from app.contract.users import UserMe
 from app.web.auth import api, current_user
+from app.web.filters import STATUS_WORDS as WORDS
 from app.web.filters import format_leave, site_today
 from app.web.forms import FilterChip, filter_chips
 from app.web.htmx import is_partial, render, render_macro, see_other
@@ -67,10 +68,7 @@ FILTERS = ("status", "team", "provider", "policy", "start", "end")
 """The queue's filters, in the order their chips show."""
 
 
-STATUS_WORDS = {
-    "pending": "Pending", "approved": "Approved", "rejected": "Declined",
-    "cancelled": "Cancelled", "pending_sync": "Being recorded", "sync_failed": "Not recorded",
-}
+STATUS_WORDS = WORDS["request"]  # the words every page uses (app/web/filters.py)
 
 
 @bp.context_processor

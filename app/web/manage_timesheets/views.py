@@ -37,6 +37,7 @@ from app.contract.timekeeping import (
     TimesheetRead,
 )
 from app.web.auth import api, current_user
+from app.web.filters import format_minutes
 from app.web.forms import BaseForm
 from app.web.htmx import render, see_other
 from app.web.manage_schedule.calendar import (
@@ -268,10 +269,8 @@ def _helpers() -> dict[str, Any]:
 
 
 def minutes(value: int) -> str:
-    """Minutes as `7h 30m`."""
-    sign = "-" if value < 0 else ""
-    value = abs(value)
-    return f"{sign}{value // 60}h {value % 60:02d}m"
+    """Minutes as `7h 30m` (the one duration style of app/web/filters.py)."""
+    return format_minutes(value)
 
 
 @bp.get("/manage/timesheets")

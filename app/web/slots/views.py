@@ -35,6 +35,7 @@ from app.contract.common import format_timestamp, parse_timestamp
 from app.contract.providers import ProviderListQuery, ProviderWithRelations
 from app.web.appointment_types import skills
 from app.web.auth import api
+from app.web.filters import format_minutes
 from app.web.forms import apply_problem, filter_chips
 from app.web.htmx import render, see_other
 from app.web.slots import windows
@@ -260,8 +261,8 @@ def search_page(args: MultiDict[str, str], *, status: int = 200, alert: str | No
     remember_me(me)
     people = {str(p.id): p for p in providers.items}
     type_names = {str(t.id): t for t in types.items}
-    form.type.choices = [("", "Choose a type…")] + [(str(t.id), f"{t.name} ({t.length} min)")
-                                                    for t in types.items]
+    form.type.choices = [("", "Choose a type…")] + [
+        (str(t.id), f"{t.name} ({format_minutes(t.length)})") for t in types.items]
     provider_choices = [(str(p.id), p.name or p.email) for p in providers.items]
     form.provider.choices = provider_choices
     form.prefer_provider.choices = provider_choices

@@ -19,7 +19,7 @@ EMAIL = "scheduler@example.com"
 def search_for(tab, setup, first: date, last: date | None = None) -> None:
     """Fill the search form: the test's type and its days."""
     page = tab.page
-    page.get_by_label("Appointment type").select_option(label=f"{setup.type_name} (30 min)")
+    page.get_by_label("Appointment type").select_option(label=f"{setup.type_name} (30m)")
     page.get_by_label("Choose dates").check()
     page.get_by_label("From", exact=True).fill(first.isoformat())
     page.get_by_label("To", exact=True).fill((last or first).isoformat())

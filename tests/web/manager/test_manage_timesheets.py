@@ -148,6 +148,6 @@ def test_night_shift_punches_show_under_the_day_it_started_without_warnings(mweb
         section = body.split(f'id="day-{started}"', 1)[1].split("</section>", 1)[0]
         assert section.count('class="mgr-punch ') == 4, section
         scheduled = re.sub(r"<[^>]+>", "", section.split("</p>", 1)[0])
-        assert scheduled.endswith("Scheduled: 7:00 PM\u20137:00 AM"), scheduled
+        assert scheduled.endswith("Scheduled: 7:00 PM \u2013 7:00 AM +1 day"), scheduled
     assert "no shift" not in body
     assert "No scheduled shift" not in body

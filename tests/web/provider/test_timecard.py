@@ -31,7 +31,7 @@ def test_timecard_lists_punches_with_state_and_warning(pweb):
     assert "Your note: traffic" in html
     assert "Clocked in late" in html
     assert "Needs attention" in html
-    assert re.search(r"Worked \d+ min · Breaks 0 min|Worked 1 h", html)
+    assert re.search(r"Worked \d+m · Breaks 0m|Worked 1h", html)
 
 
 def test_timecard_fragment_for_htmx(pweb):
@@ -163,5 +163,5 @@ def test_night_shift_punches_and_hours_show_under_the_day_it_started(pweb):
     assert f'id="day-{ended.isoformat()}"' not in html
     section = html.split(f'id="day-{started.isoformat()}"', 1)[1].split("</section>", 1)[0]
     assert section.count('class="punch ') == 4
-    assert "Worked 11 h 30 min · Breaks 30 min" in section
+    assert "Worked 11h 30m · Breaks 30m" in section
     assert "No shift matches this clock-in" not in html

@@ -55,7 +55,7 @@ def test_edit_loads_the_rows_and_saves(sched: Web) -> None:
         "csrf_token": sched.csrf(), "name": "New patient visit", "length": "40",
         "allowed_roles": [ED_DOCTOR], "group_1": ["language=French"]})
     assert response.status_code == 303
-    assert "40 min" in sched.client.get("/appointment-types").get_data(as_text=True)
+    assert "40m" in sched.client.get("/appointment-types").get_data(as_text=True)
 
 
 def test_archive_removes_the_type_from_slot_search(sched: Web) -> None:

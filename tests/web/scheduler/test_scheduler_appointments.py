@@ -74,7 +74,7 @@ def test_detail_shows_the_appointment(sched: Web) -> None:
     body = sched.client.get(f"/appointments/{APPOINTMENT}").get_data(as_text=True)
     assert "New patient visit" in body
     assert "Dana Doctor" in body
-    assert "Thu 5 Mar 2026" in body
+    assert "Thu 5 Mar" in body
     assert "Reschedule" in body
 
 
@@ -108,7 +108,7 @@ def test_reschedule_to_typed_times(sched: Web) -> None:
         "day": "2026-03-05", "start_time": "15:00", "end_time": ""})
     assert response.status_code == 303
     body = sched.client.get(response.headers["Location"]).get_data(as_text=True)
-    assert "Rescheduled to Thu 5 Mar 2026, 3:00 PM EST." in body
+    assert re.search(r"Rescheduled to Thu 5 Mar( 2026)?, 3:00 PM\.", body)
     assert "3:30 PM" in body  # same length kept
 
 
@@ -151,8 +151,8 @@ def test_version_conflict_shows_changes_and_applies_to_latest(sched: Web) -> Non
     assert conflict.status_code == 409
     body = conflict.get_data(as_text=True)
     assert "Someone else changed this appointment" in body
-    assert "Thu 5 Mar 2026, 8:00 AM EST" in body  # as the stale page showed it
-    assert "Thu 5 Mar 2026, 4:00 PM EST" in body  # as it is now
+    assert re.search("Thu 5 Mar( 2026)?, 8:00 AM", body)  # as the stale page showed it
+    assert re.search("Thu 5 Mar( 2026)?, 4:00 PM", body)  # as it is now
     assert "Reload the latest version" in body
     applied = sched.client.post(f"/appointments/{APPOINTMENT}/cancel", data={
         "csrf_token": sched.csrf(), "version": hidden(body, "version"),
@@ -198,8 +198,8 @@ def test_reschedule_offers_free_slots_of_the_same_type_and_provider(sched: Web) 
     assert "type=" in link.group(1)  # the link carries what the slot search needs
     body = sched.client.get(link.group(1).replace("&amp;", "&")).get_data(as_text=True)
     assert "Free slots with Ed Nurse 1" in body
-    assert ": Tue 2 Feb 2027, 9:15 AM EST with" in body  # right after its own time
-    assert ": Tue 2 Feb 2027, 9:00 AM EST with" not in body
+    assert re.search(": Tue 2 Feb( 2027)?, 9:15 AM with", body)  # right after its own time
+    assert not re.search(": Tue 2 Feb( 2027)?, 9:00 AM with", body)
     plain = sched.client.get(f"/appointments/{appointment}/reschedule").get_data(as_text=True)
     assert plain.count("Move here") == body.count("Move here") > 0  # same without the hints
 

@@ -30,13 +30,13 @@ def test_index_without_a_type_asks_for_one(sched: Web) -> None:
     page = sched.client.get("/slots").get_data(as_text=True)
     assert "<h1>Find a slot</h1>" in page
     assert "Choose an appointment type to see free slots." in page
-    assert "Follow-up (15 min)" in page
+    assert "Follow-up (15m)" in page
     assert "Retired visit" not in page  # archived types are not offered
 
 
 def test_search_groups_slots_by_day_with_rank_and_provider(sched: Web) -> None:
     page = search(sched)
-    assert "Tue 3 Mar 2026" in page
+    assert "Tue 3 Mar" in page
     assert "#1" in page
     assert "Best match" in page
     assert "7:00 AM" in page
