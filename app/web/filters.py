@@ -1,8 +1,18 @@
-"""Template filters that show instants in the site's time zone (`SHIFTDESK_TIMEZONE`).
+"""Template filters: one language for time (and for states) on every page.
 
 The wire and the database speak UTC; people read local wall-clock time. Conversion happens here
 only, through `zoneinfo`, so daylight-saving changes are right on either side of the switch.
 Naive datetimes are refused: a time without an offset is a bug, not something to guess about.
+
+The rules (docs/style.md, "Time on the page"), all decided against the site's today:
+- a day reads `Today`, `Tomorrow` or `Yesterday` when it is one, else `Wed 2 Dec`; the year is
+  written only outside the current year (`Tue 2 Feb 2027`);
+- a time reads `7:05 AM`; the zone is not repeated (the footer names it once per page), except
+  in the hour that happens twice when the clocks fall back, where `1:30 AM EDT` and
+  `1:30 AM EST` tell the two apart;
+- a range of times reads `7:00 PM - 7:30 AM +1` (an en dash) when it ends on a later local day;
+- a duration reads `7h 30m`, `45m`, `12h`, `0m`, `34h 41m` (never days), `-1h 5m`
+  (a true minus sign).
 
 Time off is shown as people say it (`leave_dates`): the stored end is the exclusive instant, so
 a full-day request's last day is the local day before its end, written with a day count. Every
@@ -20,6 +30,8 @@ from flask import Flask
 
 from app.contract.common import parse_timestamp
 
+DASH = "\u2013"
+
 
 def to_local(value: datetime | str, zone: ZoneInfo) -> datetime:
     """The instant `value` (aware datetime or wire timestamp) on the site's wall clock."""
@@ -27,23 +39,79 @@ def to_local(value: datetime | str, zone: ZoneInfo) -> datetime:
     return instant.astimezone(zone)
 
 
+def site_today(zone: ZoneInfo) -> date:
+    """Today on the site's calendar."""
+    return datetime.now(UTC).astimezone(zone).date()
+
+
+def _repeated(local: datetime) -> bool:
+    """Whether the wall-clock time of `local` happens twice (the hour the clocks fall back)."""
+    return local.replace(fold=0).utcoffset() != local.replace(fold=1).utcoffset()
+
+
 def format_time(value: datetime | str, zone: ZoneInfo) -> str:
-    """`7:05 AM` on the site's clock."""
+    """`7:05 AM` on the site's clock; `1:30 AM EST` in the hour that happens twice."""
     local = to_local(value, zone)
-    return local.strftime("%I:%M %p").lstrip("0")
+    shown = f"{local.hour % 12 or 12}:{local.minute:02d} {'AM' if local.hour < 12 else 'PM'}"
+    return f"{shown} {local.tzname()}" if _repeated(local) else shown
 
 
-def format_date(value: datetime | date | str, zone: ZoneInfo) -> str:
-    """`Sun 8 Mar 2026`: the site's calendar day of an instant (a plain date as it is)."""
+RELATIVE_DAYS = {-1: "Yesterday", 0: "Today", 1: "Tomorrow"}
+
+
+def format_date(value: datetime | date | str, zone: ZoneInfo, today: date | None = None, *,
+                relative: bool = True) -> str:
+    """The site's calendar day of an instant (a plain date as it is): `Today`, `Tomorrow`,
+    `Yesterday`, else `Sun 8 Mar`, with the year only outside `today`'s year (`Tue 2 Feb 2027`).
+
+    `relative=False` always names the day (`Week of Mon 23 Nov`, a day next to `(today)`).
+    """
     day = value if isinstance(value, date) and not isinstance(value, datetime) \
-        else to_local(value, zone)
-    return f"{day:%a} {day.day} {day:%b %Y}"
+        else to_local(value, zone).date()
+    today = today or site_today(zone)
+    if relative and (day - today).days in RELATIVE_DAYS:
+        return RELATIVE_DAYS[(day - today).days]
+    return _day(day, year=day.year != today.year)
 
 
-def format_datetime(value: datetime | str, zone: ZoneInfo) -> str:
-    """`Sun 8 Mar 2026, 3:00 AM EDT`: day, time and the zone's abbreviation (EST or EDT)."""
+def format_datetime(value: datetime | str, zone: ZoneInfo, today: date | None = None, *,
+                    relative: bool = True) -> str:
+    """`Today, 3:00 AM`, `Sun 8 Mar, 3:00 AM`, `Tue 2 Feb 2027, 9:15 AM`: day and time, the zone
+    only in the hour that happens twice (`Sun 1 Nov, 1:30 AM EST`)."""
     local = to_local(value, zone)
-    return f"{format_date(local, zone)}, {format_time(local, zone)} {local.tzname()}"
+    return f"{format_date(local, zone, today, relative=relative)}, {format_time(local, zone)}"
+
+
+def format_time_range(start: datetime | str, end: datetime | str, zone: ZoneInfo) -> str:
+    """`7:00 AM - 3:00 PM`; `7:00 PM - 7:30 AM +1` (en dashes) when the end is on the next local day
+    (`+2` two days on), across daylight-saving nights too."""
+    first, last = to_local(start, zone), to_local(end, zone)
+    text = f"{format_time(first, zone)} {DASH} {format_time(last, zone)}"
+    later = next_day_count(first, last, zone)
+    return f"{text} +{later}" if later > 0 else text
+
+
+def next_day_count(start: datetime | str, end: datetime | str, zone: ZoneInfo) -> int:
+    """How many local days after `start`'s day `end` falls (0 on the same day)."""
+    return (to_local(end, zone).date() - to_local(start, zone).date()).days
+
+
+MINUS = "\u2212"
+
+
+def format_minutes(minutes: int | float | None) -> str:
+    """A duration in the one style of every page: `7h 30m`, `45m`, `12h`, `0m`, `34h 41m`,
+    `-1h 5m` (with a true minus sign). Fractions of a minute are rounded."""
+    total = round(minutes or 0)
+    hours, rest = divmod(abs(total), 60)
+    parts = ([f"{hours}h"] if hours else []) + ([f"{rest}m"] if rest or not hours else [])
+    return (MINUS if total < 0 else "") + " ".join(parts)
+
+
+def format_hours(hours: int | float | None) -> str:
+    """A duration given in hours (the API's `paidHours`, `duration`) in the same style:
+    `8h`, `3h 30m`."""
+    return format_minutes((hours or 0) * 60)
 
 
 def iso_instant(value: datetime | str) -> str:
@@ -51,7 +119,21 @@ def iso_instant(value: datetime | str) -> str:
     return parse_timestamp(value).isoformat()
 
 
-DASH = "\u2013"
+# One word per state, whoever reads it (provider, manager, scheduler): kind → API value → word.
+STATUS_WORDS: dict[str, dict[str, str]] = {
+    "request": {"pending": "Pending", "approved": "Approved", "rejected": "Declined",
+                "cancelled": "Cancelled", "pending_sync": "Being recorded",
+                "sync_failed": "Not recorded"},
+    "punch": {"pending": "Pending review", "approved": "Approved", "rejected": "Rejected"},
+    "appointment": {"upcoming": "Upcoming", "occurred": "Occurred", "no-show": "No-show",
+                    "cancelled": "Cancelled", "re-scheduled": "Re-scheduled"},
+}
+
+
+def status_word(value: Any, kind: str = "request") -> str:
+    """The word people read for a state of a time-off request, a punch or an appointment;
+    `Unknown` for a state this version does not know (never the API's own word)."""
+    return STATUS_WORDS[kind].get(str(value), "Unknown")
 
 
 @dataclass(frozen=True)
@@ -147,21 +229,27 @@ def format_leave(value: Any, zone: ZoneInfo, today: date | None = None) -> str:
             f" \u00b7 {count}")
 
 
-def site_today(zone: ZoneInfo) -> date:
-    """Today on the site's calendar."""
-    return datetime.now(UTC).astimezone(zone).date()
-
-
 def install(app: Flask, zone: ZoneInfo) -> None:
     """Register the time filters on `app`'s templates (`leave_dates` also as a global)."""
 
     def leave_dates(value: Any) -> str:
         return format_leave(value, zone, site_today(zone))
 
+    def local_date(value: Any, relative: bool = True) -> str:
+        return format_date(value, zone, site_today(zone), relative=relative)
+
+    def local_datetime(value: Any, relative: bool = True) -> str:
+        return format_datetime(value, zone, site_today(zone), relative=relative)
+
     app.jinja_env.filters.update(
         local_time=lambda value: format_time(value, zone),
-        local_date=lambda value: format_date(value, zone),
-        local_datetime=lambda value: format_datetime(value, zone),
+        local_date=local_date,
+        local_datetime=local_datetime,
+        time_range=lambda start, end: format_time_range(start, end, zone),
+        next_days=lambda start, end: next_day_count(start, end, zone),
+        hours_minutes=format_minutes,
+        duration_hours=format_hours,
+        status_word=status_word,
         iso_instant=iso_instant,
         leave_dates=leave_dates,
     )

@@ -29,7 +29,6 @@ ERRORS = {
     "missing_timecard": "No timecard for this shift",
     "missing_pay_period_template": "No pay period set up",
 }
-STATES = {"pending": "Pending review", "approved": "Approved", "rejected": "Rejected"}
 SCHEDULED_TYPES = ("working", "paid_break")
 """Segment types that count as scheduled time (the timesheet's rule)."""
 

@@ -27,6 +27,7 @@ from app.contract.shifts import ShiftListQuery
 from app.contract.teams import TeamListQuery
 from app.contract.timekeeping import PunchCreate, TimecardMe, TimecardPunchRead, TimecardShift
 from app.web.auth import api, current_user, my_provider_id
+from app.web.filters import format_minutes, format_time
 from app.web.forms import BaseForm
 from app.web.htmx import is_partial, render, see_other
 from app.web.shifts.summary import ShiftView, label_views, minutes_words, shift_view, team_names
@@ -44,10 +45,7 @@ MISSING_SHIFT_TOLERANCE = timedelta(hours=2)
 SHIFT_WINDOW = timedelta(days=8)
 
 
-@bp.app_template_filter("hours_minutes")
-def hours_minutes(minutes: int) -> str:
-    """`7 h 30 min` for a number of minutes (every provider page uses it)."""
-    return minutes_words(minutes)
+hours_minutes = format_minutes  # the `hours_minutes` filter now lives in app/web/filters.py
 
 
 class PunchForm(BaseForm):
@@ -124,7 +122,7 @@ def _settings() -> Any:
 
 def _clock(at: datetime) -> str:
     """`7:05 AM` on the site's clock."""
-    return at.astimezone(_settings().zone).strftime("%I:%M %p").lstrip("0")
+    return format_time(at, _settings().zone)
 
 
 def _brief_view(brief: TimecardShift | None, shifts: dict[str, ShiftView]) -> ShiftView | None:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import date, datetime, time, timedelta
+from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 from urllib.parse import urlencode
 
@@ -37,7 +37,7 @@ from app.contract.teams import TeamListQuery, TeamRead
 from app.contract.time_off import TimeOffRequestListQuery, TimeOffRequestRead
 from app.contract.users import UserMe
 from app.web.auth import api, current_user
-from app.web.filters import leave_span
+from app.web.filters import format_date, format_time, leave_span
 from app.web.forms import apply_problem
 from app.web.htmx import render, see_other
 from app.web.manage_schedule.calendar import (
@@ -302,9 +302,10 @@ def compare(week: Week, latest: ShiftRead, form: ShiftEditForm) -> list[Comparis
         value = values[key]
         if key == "date":
             day = date.fromisoformat(value)
-            return f"{day:%a} {day.day} {day:%b %Y}"
+            return format_date(day, zone(), relative=False)
         if key in ("start_time", "end_time"):
-            return datetime.strptime(value, "%H:%M").strftime("%I:%M %p").lstrip("0")
+            wall = datetime.combine(date(2000, 1, 1), time.fromisoformat(value), UTC)
+            return format_time(wall, UTC)
         if key == "provider":
             return week.person(value)
         return value or "(none)"

@@ -48,7 +48,7 @@ from app.web.manage_schedule.calendar import (
     zone,
 )
 from app.web.security import safe_next
-from app.web.worked_days import STATES, ShiftRow, page_errors, scheduled_minutes, shift_rows
+from app.web.worked_days import ShiftRow, page_errors, scheduled_minutes, shift_rows
 
 bp = Blueprint("manage_timesheets", __name__)
 
@@ -287,7 +287,7 @@ def assemble(people: Iterable[ProviderWithRelations], sheets: Iterable[Timesheet
 
 @bp.context_processor
 def _helpers() -> dict[str, Any]:
-    return {"action_name": ACTIONS.get, "action_words": ACTIONS.get, "state_words": STATES}
+    return {"action_name": ACTIONS.get, "action_words": ACTIONS.get}
 
 
 @bp.get("/manage/timesheets")

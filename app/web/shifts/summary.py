@@ -13,6 +13,7 @@ from datetime import datetime
 from app.contract.labels import LabelRead
 from app.contract.shifts import ShiftRead, ShiftSegmentRead
 from app.contract.teams import TeamRead
+from app.web.filters import format_minutes
 
 SEGMENT_WORDS = {
     "working": "Working",
@@ -114,10 +115,5 @@ def shift_view(shift: ShiftRead, teams: Mapping[str, str],
 
 
 def minutes_words(minutes: int) -> str:
-    """`7 h 30 min`, `45 min`, `12 h`."""
-    hours, rest = divmod(abs(int(minutes)), 60)
-    if hours and rest:
-        return f"{hours} h {rest} min"
-    if hours:
-        return f"{hours} h"
-    return f"{rest} min"
+    """`7h 30m`, `45m`, `12h`: a length of time (its size; the sign is the caller's words)."""
+    return format_minutes(abs(int(minutes)))

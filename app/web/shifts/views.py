@@ -29,7 +29,7 @@ from app.contract.shifts import ShiftClaimCheck, ShiftClaimCheckQuery, ShiftList
 from app.contract.teams import TeamListQuery
 from app.contract.time_off import TimeOffRequestListQuery, TimeOffRequestRead
 from app.web.auth import api, my_provider_id
-from app.web.filters import LeaveSpan, leave_span
+from app.web.filters import LeaveSpan, format_datetime, format_time, leave_span
 from app.web.htmx import is_partial, render, render_macro, see_other
 from app.web.manage_schedule.calendar import parse_day
 from app.web.shifts import ics
@@ -282,15 +282,14 @@ def open() -> Response:
 
 
 def _when(value: Any) -> str:
-    at = parse_timestamp(value).astimezone(_zone())
-    return f"{at:%a} {at.day} {at:%b}, {at:%I:%M %p}".replace(", 0", ", ")
+    return format_datetime(value, _zone())
 
 
 def _span(item: Mapping[str, Any]) -> str:
     start = parse_timestamp(item["startDate"]).astimezone(_zone())
     end = parse_timestamp(item["endDate"]).astimezone(_zone())
     if end.date() == start.date():
-        return f"{_when(item['startDate'])} to {end:%I:%M %p}".replace("to 0", "to ")
+        return f"{_when(item['startDate'])} to {format_time(end, _zone())}"
     return f"{_when(item['startDate'])} to {_when(item['endDate'])}"
 
 
@@ -351,9 +350,8 @@ def claim(shift_id: uuid.UUID) -> Response:
             return render_macro("shifts/_open.html", "open_shift", found.shift,
                                 problem=message, reasons=reasons)
         return render_macro("shifts/_open.html", "gone_shift", str(shift_id), message)
-    at = claimed.start_date.astimezone(_zone())
-    flash(f"Shift claimed: {at:%a} {at.day} {at:%b}, {at:%I:%M %p}. It is now in My shifts."
-          .replace(", 0", ", "), "success")
+    flash(f"Shift claimed: {format_datetime(claimed.start_date, _zone())}. It is now in My "
+          "shifts.", "success")
     if is_partial():
         return render_macro("shifts/_open.html", "claimed_shift", shift_view(claimed, {}))
     return see_other(url_for("shifts.open"))

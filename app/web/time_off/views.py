@@ -32,7 +32,8 @@ from app.contract.time_off import (
     TimeOffRequestRead,
 )
 from app.web.auth import api, current_user, my_provider_id
-from app.web.filters import format_leave, site_today
+from app.web.filters import STATUS_WORDS as WORDS
+from app.web.filters import format_hours, format_leave, site_today
 from app.web.forms import apply_problem
 from app.web.htmx import render, see_other
 from app.web.shifts.summary import shift_view, team_names
@@ -40,10 +41,7 @@ from app.web.time_off.forms import TimeOffRequestForm
 
 bp = Blueprint("time_off", __name__)
 
-STATUS_WORDS = {
-    "pending": "Waiting for your manager", "approved": "Approved", "rejected": "Rejected",
-    "cancelled": "Cancelled", "pending_sync": "Being recorded", "sync_failed": "Not recorded",
-}
+STATUS_WORDS = WORDS["request"]  # the words every page uses (app/web/filters.py)
 CANCEL_ASKED = "Cancellation requested \u2014 waiting for your manager"
 
 
@@ -181,7 +179,7 @@ def create() -> Response:
         else:
             apply_problem(form, problem)
         return _new(form, status=422)
-    flash(f"Request sent: {made.paid_hours:g} hours to be paid. It waits for your manager.",
+    flash(f"Request sent: {format_hours(made.paid_hours)} to be paid. It waits for your manager.",
           "success")
     return see_other(url_for("time_off.show", request_id=made.id))
 

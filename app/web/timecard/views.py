@@ -26,7 +26,7 @@ from app.web.auth import api, current_user
 from app.web.htmx import render, see_other
 from app.web.manage_schedule.calendar import parse_day
 from app.web.manage_timesheets.views import period_of
-from app.web.worked_days import STATES, ShiftRow, scheduled_minutes, shift_rows
+from app.web.worked_days import ShiftRow, scheduled_minutes, shift_rows
 
 bp = Blueprint("timecard", __name__)
 
@@ -136,7 +136,7 @@ def build_card(sheet: TimesheetRead | None, shifts: list[ShiftRead],
 
 @bp.context_processor
 def _helpers() -> dict[str, Any]:
-    return {"action_words": ACTION_WORDS.get, "state_words": STATES}
+    return {"action_words": ACTION_WORDS.get}
 
 
 @bp.get("/timecard")

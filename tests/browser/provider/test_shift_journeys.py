@@ -45,7 +45,7 @@ def test_shift_too_close_to_start_says_why_it_cannot_be_claimed(site, tab):
     shift(site, None, start=now() + hours(1), note="Starts within the hour")
     tab.sign_in(email, start="/shifts/open")
     card = tab.page.get_by_role("listitem").filter(has_text="Starts within the hour")
-    expect(card).to_contain_text("shifts must be claimed at least 2 h before they start")
+    expect(card).to_contain_text("shifts must be claimed at least 2h before they start")
     expect(card.get_by_role("button", name="Claim")).to_have_count(0)
 
 

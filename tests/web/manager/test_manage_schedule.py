@@ -73,7 +73,7 @@ def test_update_saves_new_times_and_redirects(mweb, arrange):
     assert response.status_code == 303, response.get_data(as_text=True)
     page = mweb.client.get(f"/manage/schedule?{_week(mweb)}").get_data(as_text=True)
     assert "Saved Pat Provider" in page
-    assert "8:00 AM\u20138:00 PM" in page
+    assert "8:00 AM \u2013 8:00 PM" in page
 
 
 def test_stale_version_shows_both_versions_and_apply_works(mweb, arrange):
@@ -96,7 +96,7 @@ def test_stale_version_shows_both_versions_and_apply_works(mweb, arrange):
     response = mweb.client.post(url, data=again)
     assert response.status_code == 303, response.get_data(as_text=True)
     page = mweb.client.get(f"/manage/schedule?{_week(mweb)}").get_data(as_text=True)
-    assert "7:00 AM\u20135:00 PM" in page
+    assert "7:00 AM \u2013 5:00 PM" in page
     editor = mweb.client.get(f"/manage/schedule/shifts/{shift}/edit?{_week(mweb)}")
     assert 'value="Pod A"' in editor.get_data(as_text=True)
 
@@ -117,7 +117,7 @@ def test_create_open_shift_and_inline_errors(mweb):
     assert good.status_code == 303
     page = mweb.client.get(f"/manage/schedule?{_week(mweb)}").get_data(as_text=True)
     assert "Open shift posted" in page
-    assert "7:00 AM\u20133:00 PM" in page
+    assert "7:00 AM \u2013 3:00 PM" in page
 
 
 def test_admin_in_no_team_sees_the_first_teams_week_and_a_picker_of_every_team(mweb):

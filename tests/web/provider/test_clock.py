@@ -63,7 +63,7 @@ def test_punches_change_buttons_through_a_shift(pweb):
     assert "hx-swap-oob" in body
     assert "Break started at" in body
     assert "lunch" in body
-    assert "Worked 0 min · Breaks 0 min" in body
+    assert "Worked 0m · Breaks 0m" in body
 
 
 def test_second_identical_punch_is_refused_softly_and_records_nothing(pweb):
@@ -127,7 +127,7 @@ def test_clock_in_late_warns(pweb):
     pweb.sign_in(email)
     body = _punch(pweb, "clock_in").get_data(as_text=True)
     assert "Clocking in now will be marked late" in body
-    assert "1 h ago" in body
+    assert "1h ago" in body
 
 
 def test_unknown_action_is_inline_422(pweb):

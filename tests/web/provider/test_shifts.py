@@ -37,7 +37,7 @@ def test_my_shifts_week_shows_shift_with_breaks_labels_and_note(pweb):
     assert "Charge nurse" in html
     assert "Note: Pod B" in html
     assert "Breaks:" in html
-    assert "1 shift, 11 h 30 min of work." in html
+    assert "1 shift, 11h 30m of work." in html
 
 
 def test_my_shifts_list_shows_segments(pweb):
@@ -47,7 +47,7 @@ def test_my_shifts_list_shows_segments(pweb):
     html = pweb.client.get("/shifts/mine?view=list").get_data(as_text=True)
     assert "Next four weeks" in html
     assert "Unpaid break" in html
-    assert "11 h 30 min of work, 30 min of breaks" in html
+    assert "11h 30m of work, 30m of breaks" in html
 
 
 def test_my_shifts_bad_week_falls_back_to_this_week(pweb):
@@ -125,10 +125,10 @@ def test_claim_inside_notice_window_says_how_long(pweb):
     pweb.sign_in(email)
     listed = pweb.client.get("/shifts/open").get_data(as_text=True)
     assert "Not available to you (1)" in listed
-    assert "shifts must be claimed at least 2 h before they start" in listed
+    assert "shifts must be claimed at least 2h before they start" in listed
     assert f'action="/shifts/{sid}/claim"' not in listed
     fragment = _claim(pweb, sid, partial=True).get_data(as_text=True)
-    assert "at least 2 h before they start" in fragment
+    assert "at least 2h before they start" in fragment
     assert f'id="claim-problem-{sid}"' in fragment
     assert "<button" not in fragment
 

@@ -44,11 +44,11 @@ def test_list_next_page_continues_the_list(sched: Web) -> None:
                 end_date=begin + timedelta(minutes=15), location="Room 1"))
     body = sched.client.get("/appointments", query_string={
         "start": "2026-03-01", "end": "2026-03-31"}).get_data(as_text=True)
-    assert body.count('<tr id="appointment-') == 25
+    assert body.count('<li id="appointment-') == 25
     found = re.search(r'href="([^"]*cursor=[^"]*)">Next page', body)
     assert found is not None
     second = sched.client.get(found.group(1).replace("&amp;", "&")).get_data(as_text=True)
-    assert second.count('<tr id="appointment-') == 3
+    assert second.count('<li id="appointment-') == 3
     assert "late-2" in second
     assert "First page" in second
     assert 'value="2026-03-31"' in second  # the filters stay on every page
@@ -74,7 +74,7 @@ def test_detail_shows_the_appointment(sched: Web) -> None:
     body = sched.client.get(f"/appointments/{APPOINTMENT}").get_data(as_text=True)
     assert "New patient visit" in body
     assert "Dana Doctor" in body
-    assert "Thu 5 Mar 2026" in body
+    assert "Thu 5 Mar" in body
     assert "Reschedule" in body
 
 
@@ -108,7 +108,7 @@ def test_reschedule_to_typed_times(sched: Web) -> None:
         "day": "2026-03-05", "start_time": "15:00", "end_time": ""})
     assert response.status_code == 303
     body = sched.client.get(response.headers["Location"]).get_data(as_text=True)
-    assert "Rescheduled to Thu 5 Mar 2026, 3:00 PM EST." in body
+    assert re.search(r"Rescheduled to Thu 5 Mar( 2026)?, 3:00 PM\.", body)
     assert "3:30 PM" in body  # same length kept
 
 
@@ -151,8 +151,8 @@ def test_version_conflict_shows_changes_and_applies_to_latest(sched: Web) -> Non
     assert conflict.status_code == 409
     body = conflict.get_data(as_text=True)
     assert "Someone else changed this appointment" in body
-    assert "Thu 5 Mar 2026, 8:00 AM EST" in body  # as the stale page showed it
-    assert "Thu 5 Mar 2026, 4:00 PM EST" in body  # as it is now
+    assert re.search("Thu 5 Mar( 2026)?, 8:00 AM", body)  # as the stale page showed it
+    assert re.search("Thu 5 Mar( 2026)?, 4:00 PM", body)  # as it is now
     assert "Reload the latest version" in body
     applied = sched.client.post(f"/appointments/{APPOINTMENT}/cancel", data={
         "csrf_token": sched.csrf(), "version": hidden(body, "version"),
@@ -198,8 +198,8 @@ def test_reschedule_offers_free_slots_of_the_same_type_and_provider(sched: Web) 
     assert "type=" in link.group(1)  # the link carries what the slot search needs
     body = sched.client.get(link.group(1).replace("&amp;", "&")).get_data(as_text=True)
     assert "Free slots with Ed Nurse 1" in body
-    assert ": Tue 2 Feb 2027, 9:15 AM EST with" in body  # right after its own time
-    assert ": Tue 2 Feb 2027, 9:00 AM EST with" not in body
+    assert re.search(": Tue 2 Feb( 2027)?, 9:15 AM with", body)  # right after its own time
+    assert not re.search(": Tue 2 Feb( 2027)?, 9:00 AM with", body)
     plain = sched.client.get(f"/appointments/{appointment}/reschedule").get_data(as_text=True)
     assert plain.count("Move here") == body.count("Move here") > 0  # same without the hints
 
@@ -225,3 +225,33 @@ def test_version_conflict_with_a_tampered_seen_field_says_so_and_shows_no_made_u
     assert "could not tell what you saw before" in body
     assert "2000" not in body  # nothing read from the unsigned token
     assert "Reload the latest version" in body
+
+
+def test_list_is_cards_with_folded_filters_and_chips(sched: Web) -> None:
+    body = sched.client.get("/appointments", query_string={
+        "member": "member-003", "start": "2026-03-01", "end": "2026-03-31"}).get_data(
+            as_text=True)
+    assert '<details class="folded-filters">' in body
+    assert body.count(" data-record>") == 1
+    chips = body[body.index('aria-label="Active filters"'):]
+    chips = chips[:chips.index("</ul>")].replace("&amp;", "&")
+    assert "Member id: member-003" in chips
+    assert 'href="/appointments?start=2026-03-01&end=2026-03-31&member="' in chips
+    assert 'href="/appointments?member=member-003&end=2026-03-31&start="' in chips
+    assert 'href="/appointments?start="' in chips  # clear all: not even today's default
+
+
+def test_chips_come_with_the_fragment(sched: Web) -> None:
+    body = sched.client.get("/appointments", query_string={"status": "cancelled"},
+                            headers={"HX-Request": "true"}).get_data(as_text=True)
+    assert body.lstrip().startswith('<section id="appointment-table"')
+    assert "Status: Cancelled" in body
+    assert "<details" not in body
+
+
+def test_first_visit_shows_today_as_a_removable_filter(sched: Web) -> None:
+    body = sched.client.get("/appointments").get_data(as_text=True).replace("&amp;", "&")
+    assert "From: " in body
+    assert 'href="/appointments?start="' in body
+    cleared = sched.client.get("/appointments?start=").get_data(as_text=True)
+    assert 'aria-label="Active filters"' not in cleared
