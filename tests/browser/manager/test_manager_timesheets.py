@@ -10,6 +10,7 @@ from datetime import UTC, date, datetime, time, timedelta
 
 import pytest
 
+from tests.browser.lists import too_small
 from tests.browser.manager.conftest import add_punches, add_shift, provider_punches
 from tests.factories import uid
 
@@ -82,6 +83,8 @@ def test_review_the_team_by_shift(site, tab, no_js_tab, phones, arrange, way):
     rows[0] = page.locator(f"#row-{shifts[0]}")
     expect(rows[0].get_by_role("button", name=re.compile("^Save time")).first).to_be_visible()
     expect(rows[0].get_by_label(re.compile("^Note")).first).to_be_visible()
+    if way.startswith("phone"):
+        assert too_small(page) == []
     browse.click(rows[0].get_by_role("link", name=re.compile("^Close editor")))
     expect(page.locator(f"#row-{shifts[0]}").get_by_role(
         "button", name=re.compile("^Save time"))).to_have_count(0)

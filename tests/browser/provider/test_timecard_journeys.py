@@ -8,6 +8,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
+from tests.browser.lists import too_small
 from tests.browser.provider.conftest import account, hours, now, shift
 
 pytestmark = pytest.mark.xdist_group("browser-provider")
@@ -76,3 +77,5 @@ def test_my_timecard_shows_the_period_by_shift_on_a_phone(site, phones, javascri
     top = page.locator("[data-record]").first.bounding_box()
     assert top is not None
     assert top["y"] < 844
+    page.get_by_text("Delete a punch made by mistake").click()
+    assert too_small(page) == []
