@@ -36,7 +36,7 @@ from app.contract.teams import TeamListQuery, TeamRead
 from app.contract.timekeeping import PunchUpdate, TimesheetPunchRead, TimesheetQuery, TimesheetRead
 from app.web.auth import api, current_user
 from app.web.forms import BaseForm
-from app.web.htmx import is_partial, render, render_macro, see_other
+from app.web.htmx import is_partial, render, render_macro, see_other, target
 from app.web.manage_schedule.calendar import (
     default_team,
     local_day,
@@ -292,9 +292,12 @@ def _helpers() -> dict[str, Any]:
 
 @bp.get("/manage/timesheets")
 def index() -> Response:
-    """A team's pay period by shift; with `edit=<row>` that row's punch editor open (htmx: the
-    row alone)."""
+    """A team's pay period by shift, the chosen provider's section open; with `edit=<row>` that
+    row's punch editor open (htmx: the row alone; a section htmx loads: that section alone)."""
     period = build_period(request.args)
+    if is_partial() and period.chosen and target() == f"sheet-{period.chosen}":
+        sheet = next(s for s in period.sheets if s.provider.id == period.chosen)
+        return render_macro(ROWS, "person_section", sheet, period)
     if period.editing and is_partial():
         found = period.sheet_of(period.editing)
         if found is not None:

@@ -300,3 +300,22 @@ def test_editor_of_a_row_that_is_gone_answers_with_the_whole_timesheet(mweb):
     assert answer.status_code == 200
     assert answer.headers["HX-Retarget"] == "#timesheet"
     assert answer.get_data(as_text=True).lstrip().startswith('<div id="timesheet"')
+
+
+def test_folded_sections_load_their_rows_on_demand(mweb):
+    mweb.sign_in("manager@example.com")
+    page = mweb.client.get(f"/manage/timesheets?team={mweb.world.ed}&{PERIOD}")
+    body = page.get_data(as_text=True)
+    assert 'data-record open' not in body  # nobody chosen: every section folded
+    assert f'<li id="row-{_shift_of(mweb, 3)}"' not in body
+    section = body.split(f'id="sheet-{mweb.world.provider}"', 1)[1].split("</details>", 1)[0]
+    link = re.search(r'<a class="ts-edit-link" href="([^"#]+)#[^"]*" hx-get="([^"]+)"', section)
+    assert link is not None
+    assert link.group(1) == link.group(2)
+    assert "Show Pat Provider" in _text(section)
+    answer = mweb.client.get(link.group(2).replace("&amp;", "&"), headers={
+        "HX-Request": "true", "HX-Target": f"sheet-{mweb.world.provider}"})
+    html = answer.get_data(as_text=True)
+    assert html.lstrip().startswith(f'<details id="sheet-{mweb.world.provider}"')
+    assert f'<li id="row-{_shift_of(mweb, 3)}"' in html
+    assert "HX-Target" in answer.headers["Vary"]
