@@ -309,8 +309,8 @@ def index() -> Response:
 
 def _back() -> str:
     default = url_for("manage_timesheets.index")
-    target = safe_next(request.form.get("back"), default)
-    return target if target.startswith(default) else default
+    wanted = safe_next(request.form.get("back"), default)
+    return wanted if wanted.startswith(default) else default
 
 
 def _back_args() -> dict[str, str]:
