@@ -156,6 +156,10 @@ class Week:
             view=view, day=day.isoformat() if day else None,
             week=week_start(day).isoformat() if day else self.start.isoformat())
 
+    def anchor(self, shift: ShiftRead) -> str:
+        """The id of `shift`'s card (day view) or chip (week grid): where its editor opens."""
+        return f"shift-{shift.id}" if self.view == "day" else f"chip-{shift.id}"
+
     def week_url(self, offset: int) -> str:
         """The same team, `offset` weeks away, as a week."""
         start = self.start + timedelta(weeks=offset)
