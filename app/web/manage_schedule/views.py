@@ -156,9 +156,16 @@ class Week:
             view=view, day=day.isoformat() if day else None,
             week=week_start(day).isoformat() if day else self.start.isoformat())
 
-    def anchor(self, shift: ShiftRead) -> str:
-        """The id of `shift`'s card (day view) or chip (week grid): where its editor opens."""
-        return f"shift-{shift.id}" if self.view == "day" else f"chip-{shift.id}"
+    def card_id(self, shift: ShiftRead) -> str:
+        """The id of `shift`'s card: `shift-<id>` in the day view; with no view chosen the week's
+        chip holds that id and the card another."""
+        return f"shift-{shift.id}" if self.view == "day" else f"shift-{shift.id}-day"
+
+    @staticmethod
+    def anchor(shift: ShiftRead) -> str:
+        """Where `shift`'s editor opens: its card (day view) or chip (week grid), `shift-<id>`
+        in either (an editor's page shows one view)."""
+        return f"shift-{shift.id}"
 
     def week_url(self, offset: int) -> str:
         """The same team, `offset` weeks away, as a week."""

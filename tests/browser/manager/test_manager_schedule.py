@@ -35,7 +35,7 @@ def editor(tab):
 
 def _open_editor(tab, shift_id) -> None:
     tab.goto(f"/manage/schedule?week={MONDAY}")
-    tab.click(tab.page.locator(f"#chip-{shift_id}"))
+    tab.click(tab.page.locator(f"#shift-{shift_id}"))
     expect(tab.page.get_by_role("button", name="Save shift")).to_be_visible()
 
 
@@ -72,7 +72,7 @@ def test_second_editor_sees_the_version_conflict(site, tab, second_tab, arrange,
         tab.click(tab.page.get_by_role("button",
                                        name="Apply my change to the latest version"))
         expect(tab.page.locator("#messages")).to_contain_text("Saved")
-        chip = tab.page.locator(f"#chip-{shift_id}")
+        chip = tab.page.locator(f"#shift-{shift_id}")
         expect(chip).to_contain_text("5:00 PM")
         row = shift_row(site, shift_id)
         assert row.note == "Charge on pod C"
@@ -194,12 +194,12 @@ def test_wide_screen_shows_the_week_and_opens_the_editor_next_to_the_shift(
     page = tab.page
     expect(page.get_by_role("table")).to_be_visible()
     expect(page.get_by_role("heading", name=re.compile("Mar"), level=2)).to_be_hidden()
-    chip = page.locator(f"#chip-{shift_id}")
+    chip = page.locator(f"#shift-{shift_id}")
     tab.click(chip)
     expect(editor(tab)).to_be_visible()
     expect(editor(tab)).to_be_in_viewport()
-    expect(page.locator(f"#chip-{shift_id}")).to_be_in_viewport()
-    chip_box = page.locator(f"#chip-{shift_id}").bounding_box()
+    expect(page.locator(f"#shift-{shift_id}")).to_be_in_viewport()
+    chip_box = page.locator(f"#shift-{shift_id}").bounding_box()
     editor_box = editor(tab).bounding_box()
     assert chip_box is not None
     assert editor_box is not None

@@ -42,8 +42,8 @@ def test_week_grid_shows_shifts_open_shifts_and_time_off(mweb, arrange):
     response = mweb.client.get(f"/manage/schedule?{_week(mweb)}")
     body = response.get_data(as_text=True)
     assert response.status_code == 200, body
-    assert f'id="chip-{shift}"' in body
-    assert f'id="chip-{open_shift}"' in body
+    assert f'id="shift-{shift}"' in body
+    assert f'id="shift-{open_shift}"' in body
     assert "Time off" in body
     assert "Registered Nurse" in body
     css = mweb.client.get("/manage/schedule/roles.css")
@@ -63,7 +63,7 @@ def test_edit_opens_the_editor_under_the_shifts_row_in_the_week_grid(mweb, arran
     assert 'value="07:00"' in body
     # The editor is the row right under Pat's row, the row of the shift that was clicked.
     pat_row = body.split('<th scope="row">Pat Provider</th>', 1)[1]
-    assert f'id="chip-{shift}"' in pat_row.split("</tr>", 1)[0]
+    assert f'id="shift-{shift}"' in pat_row.split("</tr>", 1)[0]
     assert pat_row.split("</tr>", 1)[1].lstrip().startswith('<tr class="sched-editor-row">')
     assert 'id="shift-editor"' in pat_row.split("</tr>", 2)[1]
 
@@ -178,14 +178,14 @@ def test_open_shift_row_holds_only_the_teams_open_shifts_and_roles_show_once(mwe
     mweb.sign_in("admin@example.com")  # may see every team's shifts
     body = mweb.client.get("/manage/schedule?week=2027-06-07").get_data(as_text=True)
     open_row = body.split('class="mgr-open-row"', 1)[1].split("</tr>", 1)[0]
-    assert f'id="chip-{ed_open}"' in open_row
-    assert f'id="chip-{icu_open}"' not in body
+    assert f'id="shift-{ed_open}"' in open_row
+    assert f'id="shift-{icu_open}"' not in body
     legend = body.split('class="mgr-role-legend"', 1)[1].split("</ul>", 1)[0]
     assert legend.count("Registered Nurse") == 1
     icu = mweb.client.get(f"/manage/schedule?team={mweb.world.icu}&week=2027-06-07")
     icu_body = icu.get_data(as_text=True)
-    assert f'id="chip-{icu_open}"' in icu_body
-    assert f'id="chip-{ed_open}"' not in icu_body
+    assert f'id="shift-{icu_open}"' in icu_body
+    assert f'id="shift-{ed_open}"' not in icu_body
 
 
 def test_unknown_team_shows_the_default_teams_week_not_every_team(mweb, arrange):
@@ -195,7 +195,7 @@ def test_unknown_team_shows_the_default_teams_week_not_every_team(mweb, arrange)
     body = mweb.client.get("/manage/schedule?team=00000000-0000-4000-8000-000000000000"
                            "&week=2027-06-07").get_data(as_text=True)
     assert "<h1>Team schedule: Emergency</h1>" in body
-    assert f'id="chip-{icu_open}"' not in body
+    assert f'id="shift-{icu_open}"' not in body
 
 
 def test_assigning_a_provider_outside_their_roles_warns_before_and_after_but_saves(mweb,
@@ -280,15 +280,21 @@ def test_day_view_links_to_the_previous_and_next_day(mweb, arrange):
     week = re.search(r'href="([^"]+)">Week</a>', nxt).group(1).replace("&amp;", "&")
     assert "view=week" in week
     grid = mweb.client.get(week).get_data(as_text=True)
-    assert f'id="chip-{tuesday}"' in grid
+    assert f'id="shift-{tuesday}"' in grid
     assert 'class="sched-day"' not in grid
 
 
-def test_schedule_without_a_view_holds_the_day_and_the_week_for_the_screen_to_pick(mweb):
+def test_schedule_without_a_view_holds_the_day_and_the_week_for_the_screen_to_pick(mweb,
+                                                                                     arrange):
+    shift = arrange(lambda s, w: add_shift(s, w, provider=w.provider,
+                                           start=MONDAY.replace(hour=11)))
     mweb.sign_in("manager@example.com")
     body = mweb.client.get(f"/manage/schedule?{_week(mweb)}").get_data(as_text=True)
     assert 'class="sched sched-auto"' in body
     assert body.index('class="sched-day"') < body.index('class="sched-week"')
+    # The shift shows twice (a card for the phone, a chip for the week); ids stay unique.
+    assert f'<li id="shift-{shift}-day" data-record' in body
+    assert body.count(f'id="shift-{shift}"') == 1
 
 
 # -- warned saves -------------------------------------------------------------------------------
