@@ -60,6 +60,8 @@ def test_edit_opens_the_editor_under_the_shifts_row_in_the_week_grid(mweb, arran
     body = response.get_data(as_text=True)
     assert response.status_code == 200
     assert body.strip().startswith('<div id="schedule"')
+    assert "HX-Request" in response.headers["Vary"]
+    assert "<html" not in body
     assert 'value="07:00"' in body
     # The editor is the row right under Pat's row, the row of the shift that was clicked.
     pat_row = body.split('<th scope="row">Pat Provider</th>', 1)[1]
