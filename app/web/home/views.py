@@ -136,7 +136,9 @@ def _role_reads(client: ApiClient, me: UserMe, now: datetime, teams: list[Any],
     if nav.can(me, "sign_off", "Timesheet"):
         team_ids = [t.id for t in teams] if me.is_admin else list(me.team_ids)
         for n, team_id in enumerate(team_ids[:MAX_TEAMS]):
-            query = TimesheetQuery(team=team_id, start_date=now - REVIEW_BACK, end_date=now,
+            # To the end of today: the wire drops fractions of seconds, and a punch made this
+            # second must count.
+            query = TimesheetQuery(team=team_id, start_date=now - REVIEW_BACK, end_date=tomorrow,
                                    page_size=200)
             reads[f"sheets{n}"] = _or_none(lambda q=query: client.team_timesheets(q))
     if nav.can(me, "create", "Shift"):
