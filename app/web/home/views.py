@@ -90,6 +90,12 @@ def nav_tabs(items: list[nav.NavItem]) -> list[nav.NavItem]:
     return nav.tabs(items)
 
 
+@bp.app_template_filter("local_day_iso")
+def local_day_iso(value: datetime) -> str:
+    """`2026-11-25`: the site's calendar day of an instant, for a page's day filter."""
+    return value.astimezone(_zone()).date().isoformat()
+
+
 def _zone() -> Any:
     return current_app.extensions["shiftdesk_web"].settings.zone
 
