@@ -150,7 +150,8 @@ def test_manager_counts_follow_the_work_waiting_and_link_to_it(pweb):
     open_today = _count(before, "open shifts? today")
     _request(pweb, nurse)
     shift_for(pweb, nurse, start=now() - hours(0.05))
-    shift_for(pweb, None, start=now() + timedelta(minutes=1), hours=1, break_at=None)
+    # Under way already, so no provider test lists it among the shifts they could claim.
+    shift_for(pweb, None, start=now() - timedelta(minutes=10), hours=1, break_at=None)
     pweb.sign_in(nurse)
     assert _post(pweb, "/clock/punches", action="clock_in", confirm="yes").status_code == 303
     pweb.sign_in("manager@example.com")
@@ -184,6 +185,10 @@ def test_scheduler_sees_todays_appointments_linking_to_each(pweb):
     assert "Follow-up · member-now" in part
     assert "Room 9" in part
     assert pweb.client.get(f"/appointments/{booked}").status_code == 200
+    today = begin.astimezone(pweb.app.config["SHIFTDESK"].zone).date().isoformat()
+    everything = f"/appointments?start={today}&end={today}"
+    assert f'href="{everything.replace("&", "&amp;")}"' in part
+    assert "member-now" in pweb.client.get(everything).get_data(as_text=True)
     assert "Waiting for you" not in html
 
 
