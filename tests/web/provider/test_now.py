@@ -214,3 +214,18 @@ def test_provider_tabs_mark_the_current_page(pweb):
         assert re.findall(r'aria-current="page">([A-Za-z ]+)</a>', bar) == [current], path
     html = pweb.client.get("/clock").get_data(as_text=True)
     assert 'class="container has-tab-bar"' in html
+
+
+def test_refused_punch_from_now_shows_inline_on_now(pweb):
+    email = fresh_provider(pweb)
+    shift_for(pweb, email, start=now() - hours(0.05))
+    pweb.sign_in(email)
+    assert _post(pweb, "/clock/punches", action="clock_in", back="now").status_code == 303
+    answer = _post(pweb, "/clock/punches", action="clock_in", back="now")  # a second press
+    html = answer.get_data(as_text=True)
+    assert answer.status_code == 409
+    assert "<title>Error: Now · Shiftdesk</title>" in html
+    assert "Already done: clocked in at" in html
+    assert 'role="alert"' in html
+    assert _buttons(html) == ["break_start", "clock_out"]
+    assert 'id="home-areas"' in html
