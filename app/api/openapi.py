@@ -14,6 +14,7 @@ from pydantic.json_schema import GenerateJsonSchema, models_json_schema
 
 from app.api.routing import ENDPOINTS, Endpoint, camel
 from app.contract.problems import REGISTRY, FieldError
+from app.contract.sign_offs import TimesheetBlockingItem
 
 REF = "#/components/schemas/{model}"
 _MEMBER_TYPES = {
@@ -27,6 +28,8 @@ _MEMBER_TYPES = {
 _MEMBER_SCHEMAS = {
     "errors": {"type": "array", "items": {"$ref": REF.format(model="FieldError")},
                "description": "Every failed input, the first of them in `path`."},
+    "blocking": {"type": "array", "items": {"$ref": REF.format(model="TimesheetBlockingItem")},
+                 "description": "Each thing to resolve before the period can be signed off."},
 }
 """Members whose shape the registry's plain JSON types leave open."""
 
@@ -203,9 +206,11 @@ def build_document(errors_url: str, server_url: str = "/") -> dict[str, Any]:
     defs: dict[str, Any] = {}
     refs: dict[tuple[Any, str], Any] = {}
     # Each code's problem document is its own component (`_problem_schema`); the generic
-    # `Problem` model is the client's, not the wire's, so only its `FieldError` is listed.
-    _, field_defs = models_json_schema([(FieldError, "serialization")], ref_template=REF,
-                                       schema_generator=_Schema)
+    # `Problem` model is the client's, not the wire's, so only the members' own models
+    # (`FieldError`, `TimesheetBlockingItem`) are listed.
+    _, field_defs = models_json_schema([(FieldError, "serialization"),
+                                        (TimesheetBlockingItem, "serialization")],
+                                       ref_template=REF, schema_generator=_Schema)
     defs.update(field_defs.get("$defs", {}))
     paths: dict[str, dict[str, Any]] = {}
     for endpoint in sorted(ENDPOINTS, key=lambda e: (e.openapi_path, e.method)):

@@ -77,6 +77,8 @@ REGISTRY: dict[str, CodeInfo] = {
     # Extensions: the spec has these reads but no code for their missing objects.
     "employment-type-not-found": CodeInfo(404, "Employment type not found", extension=True),
     "permission-not-found": CodeInfo(404, "Permission not found", extension=True),
+    "timesheet-sign-off-not-found": CodeInfo(404, "Timesheet sign-off not found",
+                                             extension=True),
     "route-not-found": CodeInfo(404, "No such endpoint", extension=True),
     # 405, 413, 415 (extensions: transport-level problems under /v1)
     "method-not-allowed": CodeInfo(405, "Method not allowed", {"allowed": "string[]"}, True),
@@ -123,6 +125,12 @@ REGISTRY: dict[str, CodeInfo] = {
     "shift-time-off-conflict": CodeInfo(
         409, "Shift falls in approved time off", {"shiftId": "string", "timeOff": "object[]"},
         extension=True
+    ),
+    "timesheet-not-ready": CodeInfo(
+        409, "Timesheet not ready for sign-off", {"blocking": "object[]"}, extension=True
+    ),
+    "timesheet-signed-off": CodeInfo(
+        409, "Timesheet signed off", {"signOffId": "string"}, extension=True
     ),
     # 429 / 500 / 503
     "rate-limited": CodeInfo(429, "Too many requests", {"retryAfter": "integer"}, True),

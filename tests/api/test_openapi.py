@@ -271,3 +271,10 @@ def test_openapi_declares_a_uuid_path_parameter_where_the_api_requires_one(api, 
     requires_uuid = response.status_code == 400 and response.get_json().get("path") == name
     (parameter,) = [p for p in document["paths"][path]["get"]["parameters"] if p["name"] == name]
     assert (parameter["schema"].get("format") == "uuid") == requires_uuid
+
+
+def test_a_sign_off_refusal_documents_each_blocking_item(document):
+    problem = document["components"]["schemas"]["TimesheetNotReadyProblem"]
+    items = resolve(document, problem["properties"]["blocking"]["items"])
+    assert {"providerId", "type", "punchId", "shiftId"} <= set(items["properties"])
+    assert {"providerId", "type"} <= set(items["required"])

@@ -35,7 +35,12 @@ from app.api.models.time_off import (
     TimeOffRequest,
     time_off_policy_members,
 )
-from app.api.models.timekeeping import Timecard, TimecardPunch
+from app.api.models.timekeeping import (
+    Timecard,
+    TimecardPunch,
+    TimesheetSignOff,
+    timesheet_sign_off_providers,
+)
 
 __all__ = [
     "ApiToken",
@@ -66,11 +71,13 @@ __all__ = [
     "TimeOffRequest",
     "Timecard",
     "TimecardPunch",
+    "TimesheetSignOff",
     "User",
     "provider_enrollments",
     "provider_roles",
     "segment_labels",
     "team_managers",
     "time_off_policy_members",
+    "timesheet_sign_off_providers",
     "user_rbac_roles",
 ]

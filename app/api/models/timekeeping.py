@@ -1,4 +1,4 @@
-"""Timekeeping: one timecard per provider per pay period, and its punches.
+"""Timekeeping: one timecard per provider per pay period, its punches, and timesheet sign-offs.
 
 Mapped classes only; the punch state machine and timesheets live in `app.api.domain`.
 """
@@ -9,14 +9,14 @@ import uuid
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from sqlalchemy import ForeignKey, Index, UniqueConstraint
+from sqlalchemy import Column, ForeignKey, Index, Table, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from app.api.db import Base, UtcDateTime, new_id
 from app.api.models.common import end_after_start, one_of, utcnow
 
 if TYPE_CHECKING:
-    from app.api.models.people import Provider
+    from app.api.models.people import Provider, User
 
 PUNCH_ACTIONS = ("clock_in", "clock_out", "break_start", "break_end")
 PUNCH_STATES = ("pending", "approved", "rejected")
@@ -73,3 +73,44 @@ class TimecardPunch(Base):
 
     timecard: Mapped[Timecard] = relationship(back_populates="punches")
     provider: Mapped[Provider] = relationship()
+
+
+timesheet_sign_off_providers = Table(
+    "timesheet_sign_off_providers",
+    Base.metadata,
+    Column("sign_off_id", ForeignKey("timesheet_sign_offs.id", ondelete="CASCADE"),
+           primary_key=True),
+    Column("provider_id", ForeignKey("providers.id", ondelete="CASCADE"), primary_key=True,
+           index=True),
+)
+"""The providers whose timesheets one sign-off covers."""
+
+
+class TimesheetSignOff(Base):
+    """A manager's sign-off of a team's timesheets for `[start_date, end_date)`.
+
+    Reopening keeps the row (`reopened_at`, `reopened_by_id`): only sign-offs not reopened
+    freeze the punches and shifts of their providers in their range.
+    """
+
+    __tablename__ = "timesheet_sign_offs"
+    __table_args__ = (
+        end_after_start(),
+        Index(None, "team_id", "start_date"),
+    )
+
+    id: Mapped[uuid.UUID] = mapped_column(primary_key=True, default=new_id)
+    team_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("teams.id"))
+    start_date: Mapped[datetime] = mapped_column(UtcDateTime)
+    end_date: Mapped[datetime] = mapped_column(UtcDateTime)
+    signed_by_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("users.id"))
+    signed_at: Mapped[datetime] = mapped_column(UtcDateTime, default=utcnow)
+    reopened_by_id: Mapped[uuid.UUID | None] = mapped_column(ForeignKey("users.id"))
+    reopened_at: Mapped[datetime | None] = mapped_column(UtcDateTime)
+
+    providers: Mapped[list[Provider]] = relationship(
+        secondary=timesheet_sign_off_providers, lazy="selectin",
+        order_by="Provider.id",
+    )
+    signed_by: Mapped[User] = relationship(foreign_keys=[signed_by_id])
+    reopened_by: Mapped[User | None] = relationship(foreign_keys=[reopened_by_id])

@@ -15,6 +15,7 @@ MODULES = (
     "shifts",
     "time_off",
     "timekeeping",
+    "sign_offs",
     "appointment_types",
     "appointments",
     "slots",

@@ -32,7 +32,7 @@ from app.contract.shifts import (
     ShiftUpdate,
 )
 
-_WRITE_CODES = ["unauthorized", "negative-range", "validation"]
+_WRITE_CODES = ["unauthorized", "negative-range", "validation", "timesheet-signed-off"]
 
 
 @endpoint("GET", "/shifts", summary="List shifts", query=ShiftListQuery, response=ShiftPage,
@@ -99,7 +99,8 @@ def update_shift(session: Session, actor: Actor, body: ShiftUpdate, shift_id: uu
 
 
 @endpoint("DELETE", "/shifts/<shift_id>", summary="Delete a shift", status=204,
-          codes=["shift-not-found", "unauthorized"], extension=True, tag="Shifts",
+          codes=["shift-not-found", "unauthorized", "timesheet-signed-off"], extension=True,
+          tag="Shifts",
           permits=[("edit", "Shift")])
 def delete_shift(session: Session, actor: Actor, shift_id: uuid.UUID) -> None:
     """Delete a shift with its segments and pay code. Needs `edit` and `create` Shift on it."""
@@ -110,7 +111,8 @@ def delete_shift(session: Session, actor: Actor, shift_id: uuid.UUID) -> None:
           response=ShiftRead,
           codes=["shift-not-found", "unauthorized", "validation", "shift-already-claimed",
                  "shift-already-started", "shift-claim-window-closed", "shift-role-not-held",
-                 "shift-missing-skills", "shift-time-off-conflict", "shift-schedule-conflict"],
+                 "shift-missing-skills", "shift-time-off-conflict", "shift-schedule-conflict",
+                 "timesheet-signed-off"],
           extension=True, tag="Shifts", locate=service.locate_shift,
           permits=[("edit", "Shift")])
 def claim_shift(session: Session, actor: Actor, body: ShiftClaim, settings: Settings,

@@ -82,7 +82,8 @@ def get_timesheet(session: Session, actor: Actor, settings: Settings, query: Tim
 
 @endpoint("POST", "/timekeeping/timecard/punches", summary="Create a timecard punch",
           body=PunchCreate, response=TimecardPunchRead, status=201,
-          codes=["validation", "unauthorized", "invalid-punch-action", "pay-period-not-found"],
+          codes=["validation", "unauthorized", "invalid-punch-action", "pay-period-not-found",
+                 "timesheet-signed-off"],
           tag="Timekeeping",
           permits=[("edit", "Timecard"), ("create", "Timecard")])
 def create_punch(session: Session, actor: Actor, settings: Settings, body: PunchCreate,
@@ -107,7 +108,8 @@ def create_punch(session: Session, actor: Actor, settings: Settings, body: Punch
 
 @endpoint("PATCH", "/timekeeping/timecard/punches/<punch_id>", summary="Review a timecard punch",
           body=PunchUpdate, response=TimecardPunchRead,
-          codes=["validation", "unauthorized", "timecard-punch-not-found"], extension=True,
+          codes=["validation", "unauthorized", "timecard-punch-not-found",
+                 "timesheet-signed-off"], extension=True,
           tag="Timekeeping", locate=service.locate_punch,
           permits=[("approve", "Timecard"), ("edit", "Timecard")])
 def update_punch(session: Session, actor: Actor, body: PunchUpdate, punch_id: uuid.UUID,
@@ -125,7 +127,8 @@ def update_punch(session: Session, actor: Actor, body: PunchUpdate, punch_id: uu
 
 
 @endpoint("DELETE", "/timekeeping/timecard/punches/<punch_id>", summary="Delete a timecard punch",
-          status=204, codes=["validation", "unauthorized", "timecard-punch-not-found"],
+          status=204, codes=["validation", "unauthorized", "timecard-punch-not-found",
+                             "timesheet-signed-off"],
           tag="Timekeeping",
           permits=[("edit", "Timecard"), ("create", "Timecard")])
 def delete_punch(session: Session, actor: Actor, punch_id: uuid.UUID) -> None:

@@ -29,10 +29,11 @@ from app.api.domain.intervals import Interval
 from app.api.models import Shift, ShiftSegment
 from app.api.pagination import Paginator, SortKey
 from app.api.problems import ProblemError, negative_range, not_found, validation
-from app.api.services import locator
+from app.api.services import locator, sign_offs
 from app.api.services.people import held_roles
 from app.api.subjects import PROVIDER, SHIFT
 from app.api.wire_text import Document, among, wire_id, wire_time
+from app.contract.common import format_timestamp
 from app.contract.problems import REGISTRY, FieldError, ProblemCode
 from app.contract.shifts import (
     ClaimCheckRefusal,
@@ -304,6 +305,23 @@ def _lock(session: Session, shift_id: uuid.UUID) -> Shift:
     return shift
 
 
+def _refuse_if_signed_off(session: Session, spans: Sequence[tuple[uuid.UUID | None, datetime,
+                                                                   datetime]]) -> None:
+    """Raise `timesheet-signed-off` when a `(provider, start, end)` span touches an active
+    sign-off of that provider, after locking the providers' rows (as punch writes and
+    sign-offs do) so that no sign-off begins in between."""
+    spans = [s for s in spans if s[0] is not None]
+    sign_offs.lock_providers(session, [p for p, _, _ in spans if p is not None])
+    for provider, start, end in spans:
+        sign_offs.refuse_if_signed_off(
+            session, provider_ids=[provider], start=start, end=end,
+            what=f"The shift from {format_timestamp(start)} to {format_timestamp(end)}")
+
+
+_TIMESHEET_CHANGES = frozenset({"provider_id", "start_date", "end_date", "is_callout"})
+"""Shift columns a timesheet is computed from (with segments and pay codes)."""
+
+
 def _drafts(segments: Sequence[ShiftSegmentCreate]) -> list[rules.SegmentDraft]:
     return [rules.SegmentDraft(start=s.start_date, end=s.end_date, role=s.role,
                                labels=tuple(s.labels)) for s in segments]
@@ -390,8 +408,9 @@ def create_shift(session: Session, *, actor: Actor, body: ShiftCreate, now: date
     """Create a shift (an open one when `provider` is null) with its segments and pay code.
 
     Raises `unauthorized` (create Shift on the new shift's fields), `negative-range` (path
-    `/endDate`) and `validation` (segments outside the shift, out of order or overlapping; unknown
-    provider, team, roles, labels or pay codes; roles of another team).
+    `/endDate`), `validation` (segments outside the shift, out of order or overlapping; unknown
+    provider, team, roles, labels or pay codes; roles of another team) and
+    `timesheet-signed-off` (the shift touches an active sign-off of its provider).
     """
     shift = Shift(provider_id=body.provider, team_id=body.team, start_date=body.start_date,
                   end_date=body.end_date, note=body.note, is_callout=body.is_callout,
@@ -405,6 +424,7 @@ def create_shift(session: Session, *, actor: Actor, body: ShiftCreate, now: date
         session, start=body.start_date, end=body.end_date, team=body.team,
         segments=body.segments, pay_codes=body.pay_codes)
     _fail_on(errors + segment_errors)
+    _refuse_if_signed_off(session, [(body.provider, body.start_date, body.end_date)])
     shift.segments = _segment_rows(body.segments, labels)
     shift.pay_codes = _pay_code_rows(body.pay_codes)
     session.add(shift)
@@ -455,8 +475,10 @@ def update_shift(session: Session, *, actor: Actor, shift_id: uuid.UUID, body: S
     A `version` sent must be the current one; left out, the change applies to the latest.
     Every successful update raises the version by one. Raises `shift-not-found`, `unauthorized`
     (edit Shift on the current fields, edit and create on the changed ones), `version-conflict`,
-    `negative-range` (path `/endDate`) and `validation` (as for create; kept segments must fit new
-    times and team).
+    `negative-range` (path `/endDate`), `validation` (as for create; kept segments must fit new
+    times and team) and `timesheet-signed-off` (a change a timesheet is computed from —
+    provider, times, callout, segments, pay codes — while the shift's old or new span touches
+    an active sign-off of its old or new provider).
     """
     shift = _lock(session, shift_id)
     actor.require("edit", "Shift", SHIFT.of(shift))
@@ -497,6 +519,11 @@ def update_shift(session: Session, *, actor: Actor, shift_id: uuid.UUID, body: S
     if body.segments is None and {"start_date", "end_date", "team_id"} & set(changes):
         errors += _current_segment_errors(session, shift, start=start, end=end, team=team)
     _fail_on(errors)
+    if _TIMESHEET_CHANGES & set(changes) or body.segments is not None \
+            or body.pay_codes is not None:
+        _refuse_if_signed_off(session, [
+            (shift.provider_id, shift.start_date, shift.end_date),
+            (after["provider"], start, end)])
     for column, value in changes.items():
         setattr(shift, column, value)
     if body.segments is not None:
@@ -515,12 +542,14 @@ def delete_shift(session: Session, *, actor: Actor, shift_id: uuid.UUID) -> None
 
     Deleting needs both `edit` and `create` Shift on it: whoever could put the shift back may take
     it away (a provider's `edit` on open shifts is for claiming them, not deleting them).
-    Raises `shift-not-found` and `unauthorized`.
+    Raises `shift-not-found`, `unauthorized` and `timesheet-signed-off` (the shift touches an
+    active sign-off of its provider).
     """
     shift = _lock(session, shift_id)
     fields = SHIFT.of(shift)
     actor.require("edit", "Shift", fields)
     actor.require("create", "Shift", fields)
+    _refuse_if_signed_off(session, [(shift.provider_id, shift.start_date, shift.end_date)])
     session.delete(shift)
     session.flush()
 
@@ -606,7 +635,8 @@ def claim_shift(session: Session, *, actor: Actor, shift_id: uuid.UUID, body: Sh
     `unauthorized`, `validation` (no provider to claim for), then the first of the claim rules'
     refusals: `shift-already-claimed`, `shift-already-started`, `shift-claim-window-closed`,
     `shift-role-not-held`, `shift-missing-skills`, `shift-time-off-conflict` and
-    `shift-schedule-conflict`.
+    `shift-schedule-conflict`; then `timesheet-signed-off` (the shift touches an active
+    sign-off of the claimant).
     """
     shift = _lock(session, shift_id)
     claimant_id = body.provider or actor.provider_id
@@ -629,6 +659,7 @@ def claim_shift(session: Session, *, actor: Actor, shift_id: uuid.UUID, body: Sh
         now=now, default_notice_minutes=default_notice_minutes)
     if refusal is not None:
         raise ProblemError(refusal.code, refusal.detail, **refusal.members)
+    _refuse_if_signed_off(session, [(claimant_id, shift.start_date, shift.end_date)])
     shift.provider_id = claimant_id
     shift.claimed_at = now
     shift.updated_at = now

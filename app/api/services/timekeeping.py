@@ -40,7 +40,7 @@ from app.api.models import (
 )
 from app.api.pagination import Paginator, SortKey
 from app.api.problems import ProblemError, not_found, validation
-from app.api.services import locator
+from app.api.services import locator, sign_offs
 from app.api.subjects import TIMESHEET
 from app.api.wire_text import Document, wire_id, wire_time
 from app.contract import timekeeping as wire
@@ -298,8 +298,9 @@ def create_punch(session: Session, *, actor: Actor, body: wire.PunchCreate, now:
     Needs `create` Timecard (or `edit` Timecard, as managers have) for the provider. The action
     must follow the last counted punch at or before the punch's time; setting `state` (other than
     pending) or `adminNote` needs `approve` Timecard. Raises `validation`,
-    `unauthorized`, `pay-period-not-found`, `invalid-punch-action` (first of all, for an action
-    that is none of the four).
+    `unauthorized`, `timesheet-signed-off` (the time lies in an active sign-off),
+    `pay-period-not-found`, `invalid-punch-action` (first of all, for an action that is none
+    of the four).
     """
     if body.action not in wire.PUNCH_ACTIONS:
         raise ProblemError(
@@ -318,6 +319,8 @@ def create_punch(session: Session, *, actor: Actor, body: wire.PunchCreate, now:
             and not actor.can("approve", "Timecard", fields):
         raise _refuse("approve", "Only a manager who may approve this timecard can set a punch's "
                                  "state or adminNote; leave them out to punch as pending.")
+    sign_offs.refuse_if_signed_off(session, provider_ids=[provider.id], start=at,
+                                   what="A punch at " + format_timestamp(at))
     if timecard is not None:
         period = Interval(timecard.period_start, timecard.period_end)
         punches = in_order(timecard.punches)
@@ -354,10 +357,17 @@ def _locked_punch(session: Session, punch_id: uuid.UUID) -> tuple[TimecardPunch,
     return punch, get_provider(session, provider_id=punch.provider_id)
 
 
+def _refuse_if_signed_off(session: Session, punch: TimecardPunch, at: datetime) -> None:
+    """Raise `timesheet-signed-off` when `at` lies in an active sign-off of the punch's provider
+    (whose row `_locked_punch` locked)."""
+    sign_offs.refuse_if_signed_off(session, provider_ids=[punch.provider_id], start=at,
+                                   what=f"The punch at {format_timestamp(at)}")
+
+
 def delete_punch(session: Session, *, actor: Actor, punch_id: uuid.UUID) -> None:
     """Delete a punch: any punch with `edit` Timecard, or the caller's own pending punch with
     `create` Timecard. The next actions then follow the remaining punches.
-    Raises `timecard-punch-not-found`, `unauthorized`."""
+    Raises `timecard-punch-not-found`, `unauthorized`, `timesheet-signed-off`."""
     punch, provider = _locked_punch(session, punch_id)
     fields = timecard_fields(provider, punch.timecard)
     if not actor.can("edit", "Timecard", fields):
@@ -367,6 +377,7 @@ def delete_punch(session: Session, *, actor: Actor, punch_id: uuid.UUID) -> None
         if punch.state != "pending":
             raise _refuse("edit", f"This punch is already {punch.state}; only pending punches can "
                                   "be withdrawn by their provider. Ask your manager to correct it.")
+    _refuse_if_signed_off(session, punch, punch.time)
     session.delete(punch)
     session.flush()
 
@@ -377,7 +388,8 @@ def update_punch(session: Session, *, actor: Actor, punch_id: uuid.UUID,
 
     A corrected time must stay inside the punch's timecard period and at most `MAX_AHEAD` after
     now. The punch sequence is not re-checked: next actions follow the punches as they now are.
-    Raises `timecard-punch-not-found`, `unauthorized`, `validation`.
+    Raises `timecard-punch-not-found`, `unauthorized`, `timesheet-signed-off` (the punch's
+    time, or the corrected one, lies in an active sign-off), `validation`.
     """
     punch, provider = _locked_punch(session, punch_id)
     fields = timecard_fields(provider, punch.timecard)
@@ -389,6 +401,9 @@ def update_punch(session: Session, *, actor: Actor, punch_id: uuid.UUID,
         actor.require("approve", "Timecard", fields)
     if "admin_note" in sent or body.time is not None:
         actor.require("edit", "Timecard", fields)
+    _refuse_if_signed_off(session, punch, punch.time)
+    if body.time is not None:
+        _refuse_if_signed_off(session, punch, body.time)
     if body.time is not None:
         _check_punch_time(body.time, now)
         card = punch.timecard
