@@ -152,6 +152,9 @@ def _operation(endpoint: Endpoint, defs: dict[str, Any], refs: dict[tuple[Any, s
         operation["x-shiftdesk-extension"] = True
     if endpoint.public:
         operation["security"] = []
+    if endpoint.permits:  # any one suffices; checked before the request's input is read
+        operation["x-shiftdesk-permits"] = [{"action": action, "subject": subject}
+                                            for action, subject in endpoint.permits]
     if endpoint.body is not None:
         operation["requestBody"] = {
             "required": True,
@@ -218,7 +221,10 @@ def build_document(errors_url: str, server_url: str = "/") -> dict[str, Any]:
             "description": (
                 "The /v1 API of Shiftdesk. Errors are RFC 9457 problem documents whose `type` "
                 "ends in `#<code>`; match on `type`. Operations, fields and codes marked "
-                "`x-shiftdesk-extension` are Shiftdesk's additions to the published contract."
+                "`x-shiftdesk-extension` are Shiftdesk's additions to the published contract. "
+                "An operation's `x-shiftdesk-permits` lists the permissions (action on subject) "
+                "of which the caller needs at least one, whatever the conditions; a caller with "
+                "none is answered 403 `unauthorized` before its parameters and body are read."
             ),
         },
         "servers": [{"url": server_url}],

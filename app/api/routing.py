@@ -18,7 +18,7 @@ import typing
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from flask import Blueprint, Response, current_app, request
 from pydantic import BaseModel, TypeAdapter, ValidationError
@@ -28,6 +28,9 @@ from sqlalchemy.orm import Session
 from app.api.problems import ProblemError, from_validation_error, validation
 from app.contract.common import ApiModel
 from app.contract.problems import ProblemCode
+
+if TYPE_CHECKING:
+    from app.api.auth import Actor
 
 bp = Blueprint("api", __name__, url_prefix="/v1")
 
@@ -54,6 +57,7 @@ class Endpoint:
     public: bool
     tag: str
     read_only: bool = False
+    permits: tuple[tuple[str, str], ...] = ()
     path_params: tuple[str, ...] = field(default_factory=tuple)
     uuid_params: tuple[str, ...] = field(default_factory=tuple)
 
@@ -209,6 +213,17 @@ def _once_more_after_a_restart(work: Callable[[list[bool]], T]) -> T:
         return work(finished)
 
 
+def _refusal(actor: Actor, permits: tuple[tuple[str, str], ...]) -> ProblemError | None:
+    """The 403 for a caller who may do none of `permits` on any object of its subject."""
+    if not permits or any(actor.can(action, subject) for action, subject in permits):
+        return None
+    try:
+        actor.require(*permits[0])
+    except ProblemError as refused:
+        return refused
+    return None  # pragma: no cover - `can` and `require` decide alike
+
+
 def endpoint(
     method: str,
     rule: str,
@@ -225,20 +240,29 @@ def endpoint(
     description: str | None = None,
     read_only: bool = False,
     locate: Callable[[Session, Any], object] | None = None,
+    permits: Sequence[tuple[str, str]] = (),
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Declare an API view (see the module docstring); returns the view unchanged.
 
     `read_only` marks a POST that changes nothing (a search): it runs in a read transaction and
     keeps working in maintenance mode. `locate(session, id)` raises the not-found problem of the
     object the path names: it runs after authentication and before the body is parsed, so an
-    unknown id answers 404 whatever the body.
+    unknown id answers 404 whatever the body. `permits` lists the `(action, subject)` pairs of
+    which the caller needs at least one on *some* object of the subject (CASL's check without an
+    object: conditions aside) for the endpoint to be of any use to them; a caller with none is
+    refused 403 `unauthorized` whatever they sent: their bad input is answered with that refusal,
+    not described. Valid input goes on to the view, whose services refuse with the precise
+    reason. Only pairs that every success of the view requires belong there.
 
     The order of the checks, the same for every endpoint: maintenance mode (503); the body's size
-    (413); the bearer token (401), so that an anonymous caller learns nothing of its input; path
-    and query parameters (400); the object the path names (404); the body (415, 400); then the
-    view, whose services check permission (403), versions (409) and state, in that order.
+    (413); the bearer token (401), so that an anonymous caller learns nothing of its input; the
+    permission to use the endpoint at all (403), so that a caller without it learns nothing
+    either; path and query parameters (400); the object the path names (404); the body (415,
+    400); then the view, whose services check permission on the object (403), versions (409)
+    and state, in that order.
     """
     method = method.upper()
+    permits = tuple(permits)
 
     def decorate(fn: Callable[..., Any]) -> Callable[..., Any]:
         wanted = set(inspect.signature(fn).parameters)
@@ -262,25 +286,40 @@ def endpoint(
                 kwargs["settings"] = settings
             if "pages" in wanted:
                 kwargs["pages"] = state.paginator
+            def read_input(session: Session, kwargs: dict[str, Any]) -> None:
+                kwargs.update(_parse_path(path, annotations))
+                if "query" in wanted and query is not None:
+                    try:
+                        kwargs["query"] = query.model_validate(_query_input(query))
+                    except ValidationError as exc:
+                        raise from_validation_error(exc, query=True) from exc
+                if locate is not None:
+                    locate(session, *(kwargs[name] for name in path))
+                if raw is not None:
+                    kwargs["body"] = _parse_body(body, raw)
+
             def work(finished: list[bool]) -> Any:
                 with state.db.unit_of_work(write=write) as session:
+                    refused = None
                     if not public:  # who asks comes first: an anonymous caller learns nothing
                         actor = authenticate(session)
+                        refused = _refusal(actor, permits)
                         if "actor" in wanted:
                             kwargs["actor"] = actor
-                    kwargs.update(_parse_path(path, annotations))
-                    if "query" in wanted and query is not None:
-                        try:
-                            kwargs["query"] = query.model_validate(_query_input(query))
-                        except ValidationError as exc:
-                            raise from_validation_error(exc, query=True) from exc
-                    if locate is not None:
-                        locate(session, *(kwargs[name] for name in path))
-                    if raw is not None:
-                        kwargs["body"] = _parse_body(body, raw)
-                    if "session" in wanted:
-                        kwargs["session"] = session
-                    done = fn(**kwargs)
+                    try:
+                        read_input(session, kwargs)
+                        if "session" in wanted:
+                            kwargs["session"] = session
+                        done = fn(**kwargs)
+                        if refused is not None:  # `permits` names what every success needs
+                            raise refused
+                    except ProblemError as problem:
+                        # Nor does one who may not use the endpoint at all: not its input's
+                        # faults, not whether the object it names exists. The view's own
+                        # refusal stands, with its precise reason.
+                        if refused is not None and problem.status != 403:
+                            raise refused from None
+                        raise
                     finished.append(True)
                 return done
 
@@ -313,6 +352,7 @@ def endpoint(
                 public=public,
                 tag=tag,
                 read_only=read_only,
+                permits=permits,
                 path_params=tuple(_PATH_PARAM.findall(rule)),
                 uuid_params=tuple(p for p in _PATH_PARAM.findall(rule)
                                   if annotations.get(p) in (uuid.UUID, "uuid.UUID", "UUID")),

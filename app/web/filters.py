@@ -121,7 +121,7 @@ def iso_instant(value: datetime | str) -> str:
 
 # One word per state, whoever reads it (provider, manager, scheduler): kind → API value → word.
 STATUS_WORDS: dict[str, dict[str, str]] = {
-    "request": {"pending": "Pending", "approved": "Approved", "rejected": "Rejected",
+    "request": {"pending": "Pending", "approved": "Approved", "rejected": "Declined",
                 "cancelled": "Cancelled", "pending_sync": "Being recorded",
                 "sync_failed": "Not recorded"},
     "punch": {"pending": "Pending review", "approved": "Approved", "rejected": "Rejected"},

@@ -11,11 +11,16 @@ do not check it again.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import date
 from typing import Any, ClassVar
+from urllib.parse import urlencode
 
 from flask_wtf import FlaskForm
 from pydantic import BaseModel
-from wtforms import Field, FieldList, FormField
+from wtforms import Field, FieldList, FormField, SelectMultipleField
+from wtforms.widgets import CheckboxInput, ListWidget
 
 from app.client import ApiProblem
 
@@ -110,3 +115,79 @@ def apply_problem(form: BaseForm, problem: ApiProblem) -> None:
         else:
             _add_error(field, message)
     form.form_errors = form_errors
+
+
+class MultiCheckboxField(SelectMultipleField):
+    """Several choices as a list of checkboxes (`checkbox_list` in `_macros/forms.html`): one
+    tap adds or removes one choice, where a multi-select's plain click would replace them all.
+    Submits exactly what a multi-select does (the name repeated), so views read it the same."""
+
+    widget = ListWidget(prefix_label=False)
+    option_widget = CheckboxInput()
+
+
+@dataclass(frozen=True)
+class FilterChip:
+    """One active filter of a list page: its name, its value in words (or a date, which the
+    template writes with `local_date`), and the page's address without it."""
+
+    name: str
+    value: Any
+    remove_url: str
+
+    @property
+    def is_date(self) -> bool:
+        """Whether the value is a day (written by the template's date filter)."""
+        return isinstance(self.value, date)
+
+
+def _query(pairs: list[tuple[str, str]]) -> str:
+    return ("?" + urlencode(pairs)) if pairs else ""
+
+
+def filter_chips(form: BaseForm, names: Sequence[str], args: Mapping[str, Any], base_url: str,
+                 *, defaults: Mapping[str, str] | None = None,
+                 drop: Sequence[str] = ("cursor",)) -> list[FilterChip]:
+    """The chips of a GET filter form: one per active filter (one per value of a multiple
+    choice), each linking to `base_url` with the other filters of `args` kept and this one
+    gone (a single-value one left blank, so a filter the page fills in by default stays off).
+    Fields with errors and values equal to `defaults` are not chips; `drop` (the page cursor)
+    never survives."""
+    pairs = [(key, str(value)) for key, value in _pairs(args)
+             if key not in drop and str(value).strip()]
+    chips: list[FilterChip] = []
+    for name in names:
+        field = form[name]
+        if field.errors:
+            continue
+        raw = field.data if isinstance(field.data, list) else [field.data]
+        values = [v for v in raw if v not in (None, "")]
+        if not values or (defaults and len(values) == 1
+                          and str(values[0]) == defaults.get(name)):
+            continue
+        labels = _choice_labels(field)
+        for value in values:
+            text = value.isoformat() if isinstance(value, date) else str(value)
+            kept = [(k, v) for k, v in pairs if k != name or (len(values) > 1 and v != text)]
+            if not isinstance(field.data, list) and not any(k == name for k, _ in kept):
+                kept.append((name, ""))
+            shown = value if isinstance(value, date) else labels.get(text, text)
+            chips.append(FilterChip(str(field.label.text), shown, base_url + _query(kept)))
+    return chips
+
+
+def _pairs(args: Mapping[str, Any]) -> list[tuple[str, Any]]:
+    if hasattr(args, "items") and callable(getattr(args, "lists", None)):
+        return [(k, v) for k, vs in args.lists() for v in vs]  # a MultiDict: every value
+    return list(args.items())
+
+
+def _choice_labels(field: Field) -> dict[str, str]:
+    choices = getattr(field, "choices", None) or []
+    labels: dict[str, str] = {}
+    for choice in choices:
+        if isinstance(choice, (tuple, list)):
+            labels[str(choice[0])] = str(choice[1])
+        else:
+            labels[str(choice.value)] = str(choice.label)
+    return labels

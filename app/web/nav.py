@@ -144,6 +144,21 @@ def menu(me: UserMe, endpoints: Container[str]) -> list[NavItem]:
     return [item for item in entitled(me) if item.endpoint in endpoints]
 
 
+# The phone's bottom tab bar for providers: what they came for, one thumb away. "Now" is home.
+TAB_ENDPOINTS: tuple[tuple[str, str], ...] = (
+    ("shifts.mine", "Schedule"), ("shifts.open", "Open shifts"), ("time_off.index", "Time off"))
+NOW = NavItem("Now", "home.index", "/", "provider", "What needs you now")
+
+
+def tabs(items: list[NavItem]) -> list[NavItem]:
+    """The bottom tabs of a menu: Now, then Schedule, Open shifts and Time off as the menu has
+    them; none for someone without the provider's own areas (the header menu serves them)."""
+    found = {item.endpoint: item for item in items if item.group == "provider"}
+    chosen = [replace(found[endpoint], label=label)
+              for endpoint, label in TAB_ENDPOINTS if endpoint in found]
+    return [NOW, *chosen] if chosen else []
+
+
 def groups(me: UserMe, endpoints: Container[str]) -> list[tuple[Group, list[NavItem]]]:
     """The kinds of work `me` does, each with its areas whose pages exist, for the home page.
 

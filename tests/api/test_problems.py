@@ -396,3 +396,42 @@ def test_hostile_query_values_never_answer_a_server_error(api, endpoint):
 def test_anonymous_callers_get_unauthenticated_before_any_validation(api, path, query):
     response = api.get(path, user=None, query_string=query)
     assert_problem(response, 401, "unauthenticated", path)
+
+
+# --- authorize before validating ------------------------------------------------------------
+
+GUARDED = [e for e in ENDPOINTS if e.permits]
+"""Every endpoint that declares the permissions a caller needs to use it at all."""
+NOBODY = "bot@example.com"
+"""A signed-in caller that holds no permission at all (the payroll bot has no role)."""
+
+
+def test_the_caller_without_rights_holds_none(api):
+    assert GUARDED, "no endpoint declares the permissions it needs"
+    me = api.get("/v1/users/me", user=NOBODY).get_json()
+    assert me["permissions"] == []
+
+
+@pytest.mark.parametrize("endpoint", GUARDED, ids=lambda e: e.name)
+def test_a_caller_without_the_right_is_refused_before_the_input_is_read(api, endpoint):
+    """Authenticate, then authorize, then validate: a caller who may not use the endpoint at
+    all learns nothing of what it sent (nor whether the object it names exists)."""
+    path = re.sub(r"\{[^}]+\}", "not-a-uuid", endpoint.openapi_path)
+    kw: dict[str, Any] = {"query_string": {"pageSize": "0", "startDate": "0001-01-01"}}
+    if endpoint.body is not None:
+        kw.update(data='{"name": ', content_type="application/json")
+    response = api.request(endpoint.method, path, user=NOBODY, **kw)
+    assert_problem(response, 403, "unauthorized", path)
+    for unknown in (concrete(endpoint), addressed(api, endpoint)
+                    if endpoint.body is not None else concrete(endpoint)):
+        response = api.request(endpoint.method, unknown, user=NOBODY, json={})
+        assert_problem(response, 403, "unauthorized", unknown)
+
+
+@pytest.mark.parametrize("endpoint", GUARDED, ids=lambda e: e.name)
+def test_the_openapi_operation_names_the_permissions_it_needs(api, endpoint):
+    operation = api.get("/v1/openapi.json").get_json()["paths"][endpoint.openapi_path][
+        endpoint.method.lower()]
+    assert operation["x-shiftdesk-permits"] == [
+        {"action": action, "subject": subject} for action, subject in endpoint.permits]
+    assert "403" in operation["responses"]

@@ -401,3 +401,13 @@ def test_delete_punch_lets_a_manager_delete_any_punch_and_recomputes_next(fresh_
 def test_delete_punch_answers_404_and_400_for_bad_ids(api: Any) -> None:
     _problem(api.delete(f"{PUNCHES}/{uuid.uuid4()}"), 404, "timecard-punch-not-found")
     assert _problem(api.delete(f"{PUNCHES}/not-a-uuid"), 400, "validation")["path"] == "punchId"
+
+
+def test_an_empty_review_shows_the_punch_only_to_who_may_review_it(api: Any) -> None:
+    punch = _world_punch(api, "clock_in", "pending")
+    for user in (PROVIDER, "icu.manager@example.com", "scheduler@example.com"):
+        body = _problem(api.patch(f"{PUNCHES}/{punch}", user=user, json={}), 403,
+                        "unauthorized")
+        assert (body["action"], body["resource"]) == ("edit", "Timecard")
+        assert "time" not in body
+    assert api.patch(f"{PUNCHES}/{punch}", user="manager@example.com", json={}).status_code == 200

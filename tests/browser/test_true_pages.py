@@ -144,13 +144,13 @@ def test_schedule_open_shift_row_holds_one_teams_open_shifts(site, site_phone):
                                                   team="Intensive Care")))
     phone = site_phone
     phone.sign_in("admin@example.com", start="/manage/schedule")
-    phone.goto(f"/manage/schedule?team={uid('team:Emergency')}&week={week}")
+    phone.goto(f"/manage/schedule?team={uid('team:Emergency')}&week={week}&view=week")
     row = phone.page.get_by_role("row", name="Open shifts")
     expect(row.locator(f"#shift-{ed}")).to_have_count(1)
     expect(phone.page.locator(f"#shift-{icu}")).to_have_count(0)
     legend = phone.page.get_by_role("list", name="Role colours")
     expect(legend.get_by_role("listitem").filter(has_text="Registered Nurse")).to_have_count(1)
-    phone.goto(f"/manage/schedule?team={uid('team:Intensive Care')}&week={week}")
+    phone.goto(f"/manage/schedule?team={uid('team:Intensive Care')}&week={week}&view=week")
     expect(phone.page.get_by_role("row", name="Open shifts").locator(f"#shift-{icu}")) \
         .to_have_count(1)
     expect(phone.page.locator(f"#shift-{ed}")).to_have_count(0)

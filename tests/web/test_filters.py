@@ -186,7 +186,7 @@ def test_duration_filters_are_shared_by_every_page(web):
 
 @pytest.mark.parametrize(("value", "kind", "shown"), [
     ("pending", "request", "Pending"), ("approved", "request", "Approved"),
-    ("rejected", "request", "Rejected"), ("cancelled", "request", "Cancelled"),
+    ("rejected", "request", "Declined"), ("cancelled", "request", "Cancelled"),
     ("pending_sync", "request", "Being recorded"),
     ("pending", "punch", "Pending review"), ("rejected", "punch", "Rejected"),
     ("no-show", "appointment", "No-show"), ("re-scheduled", "appointment", "Re-scheduled"),

@@ -90,3 +90,23 @@ def test_home_groups_show_an_admin_all_teams_and_the_api_documents(me_of):
 
 def test_every_menu_entry_has_a_page(web):
     assert set(web.app.view_functions) >= ALL_ENDPOINTS
+
+
+@pytest.mark.parametrize(("email", "tabs"), [
+    ("provider@example.com", ["Now", "Schedule", "Open shifts", "Time off"]),
+    ("manager@example.com", []),
+    ("scheduler@example.com", []),
+    ("admin@example.com", []),  # an administrator is no provider: the header menu serves them
+])
+def test_bottom_tabs_are_the_providers(me_of, email, tabs):
+    shown = nav.tabs(nav.menu(me_of(email), ALL_ENDPOINTS))
+    assert [item.label for item in shown] == tabs
+    assert [item.endpoint for item in shown] == \
+        ["home.index", "shifts.mine", "shifts.open", "time_off.index"][:len(tabs)]
+
+
+def test_bottom_tabs_leave_out_pages_that_do_not_exist(me_of):
+    me = me_of("provider@example.com")
+    assert [i.label for i in nav.tabs(nav.menu(me, {"clock.index", "time_off.index"}))] == \
+        ["Now", "Time off"]
+    assert nav.tabs(nav.menu(me, {"clock.index"})) == []

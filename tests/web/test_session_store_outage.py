@@ -79,7 +79,8 @@ def test_pages_answer_503_while_redis_is_down_and_recover(
         assert "Shiftdesk is briefly unavailable" in down.get_data(as_text=True)
     partial = web.client.get("/shifts/mine", headers={"HX-Request": "true"})
     assert partial.status_code == 503
-    assert web.client.get("/static/css/app.css").status_code == 200
+    with web.client.get("/static/css/app.css") as stylesheet:  # a file: close it when read
+        assert stylesheet.status_code == 200
     assert web.client.get("/v1/openapi.json").status_code == 200
     assert web.client.get("/auth/.well-known/openid-configuration").status_code == 200
 

@@ -48,7 +48,8 @@ def get_appointment_type(session: Session, appointment_type_id: uuid.UUID) -> Ap
 
 @endpoint("POST", "/appointment-types", summary="Create an appointment type",
           body=AppointmentTypeCreate, response=AppointmentTypeRead, status=201,
-          codes=["validation", "unauthorized"], tag="Appointment types")
+          codes=["validation", "unauthorized"], tag="Appointment types",
+          permits=[("create", "AppointmentType")])
 def create_appointment_type(session: Session, actor: Actor, body: AppointmentTypeCreate,
                             ) -> tuple[AppointmentTypeRead, dict[str, str]]:
     """Create an appointment type; every `allowedRoles` entry must name an existing role, once."""
@@ -62,7 +63,8 @@ def create_appointment_type(session: Session, actor: Actor, body: AppointmentTyp
           summary="Update an appointment type", body=AppointmentTypeUpdate,
           response=AppointmentTypeRead,
           codes=["validation", "unauthorized", "appointment-type-not-found"],
-          tag="Appointment types", locate=service.locate_appointment_type)
+          tag="Appointment types", locate=service.locate_appointment_type,
+          permits=[("edit", "AppointmentType")])
 def update_appointment_type(session: Session, actor: Actor, body: AppointmentTypeUpdate,
                             appointment_type_id: uuid.UUID) -> AppointmentTypeRead:
     """Change the members sent; null `allowedRoles` allows any role, null `skillRequirement`
@@ -74,7 +76,8 @@ def update_appointment_type(session: Session, actor: Actor, body: AppointmentTyp
 
 @endpoint("DELETE", "/appointment-types/<appointment_type_id>",
           summary="Archive an appointment type", status=204,
-          codes=["unauthorized", "appointment-type-not-found"], tag="Appointment types")
+          codes=["unauthorized", "appointment-type-not-found"], tag="Appointment types",
+          permits=[("edit", "AppointmentType")])
 def delete_appointment_type(session: Session, actor: Actor,
                             appointment_type_id: uuid.UUID) -> None:
     """Archive the type: no longer listed nor linked to new appointments, still readable by id.

@@ -42,7 +42,8 @@ def list_appointments(session: Session, actor: Actor, query: AppointmentListQuer
 
 
 @endpoint("GET", "/appointments/<appointment_id>", summary="Get an appointment",
-          response=AppointmentRead, codes=["appointment-not-found"], tag="Appointments")
+          response=AppointmentRead, codes=["appointment-not-found"], tag="Appointments",
+          permits=[("view", "Appointment")])
 def get_appointment(session: Session, actor: Actor, appointment_id: uuid.UUID) -> Document:
     """One appointment, with its `version` for optimistic locking."""
     appointment = service.get_appointment(session, actor=actor, appointment_id=appointment_id)
@@ -52,7 +53,8 @@ def get_appointment(session: Session, actor: Actor, appointment_id: uuid.UUID) -
 @endpoint("POST", "/appointments", summary="Book an appointment", body=AppointmentCreate,
           response=AppointmentRead, status=201,
           codes=["validation", "negative-range", "unauthorized", "appointment-overlap"],
-          tag="Appointments")
+          tag="Appointments",
+          permits=[("create", "Appointment")])
 def create_appointment(session: Session, actor: Actor, body: AppointmentCreate,
                        ) -> tuple[Document, dict[str, str]]:
     """Book an appointment; `status` defaults to `upcoming`, `createdAt` to now.
@@ -76,7 +78,8 @@ def create_appointment(session: Session, actor: Actor, body: AppointmentCreate,
           codes=["validation", "negative-range", "read-only-field", "unauthorized",
                  "appointment-not-found", "version-conflict", "appointment-overlap",
                  "invalid-state-transition"],
-          tag="Appointments", locate=service.locate_appointment)
+          tag="Appointments", locate=service.locate_appointment,
+          permits=[("edit", "Appointment")])
 def update_appointment(session: Session, actor: Actor, body: AppointmentUpdate,
                        appointment_id: uuid.UUID) -> Document:
     """Change the members sent; a `version` sent must be the current one (else
@@ -99,7 +102,8 @@ def update_appointment(session: Session, actor: Actor, body: AppointmentUpdate,
 
 
 @endpoint("DELETE", "/appointments/<appointment_id>", summary="Delete an appointment",
-          status=204, codes=["unauthorized", "appointment-not-found"], tag="Appointments")
+          status=204, codes=["unauthorized", "appointment-not-found"], tag="Appointments",
+          permits=[("edit", "Appointment")])
 def delete_appointment(session: Session, actor: Actor, appointment_id: uuid.UUID) -> None:
     """Delete an appointment for good (to keep a record, cancel it instead).
 

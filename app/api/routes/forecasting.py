@@ -23,7 +23,8 @@ from app.contract.forecasting import (
 
 @endpoint("POST", "/forecasting/demand", summary="Upload demand forecast rows",
           body=DemandForecastUpload, response=DemandForecastUploadResult, status=201,
-          codes=["batch-size-exceeded", "negative-range"], tag="Forecasting")
+          codes=["batch-size-exceeded", "negative-range"], tag="Forecasting",
+          permits=[("create", "DemandForecast")])
 def upload_demand_forecast(session: Session, actor: Actor, settings: Settings,
                            body: DemandForecastUpload
                            ) -> tuple[DemandForecastUploadResult, dict[str, str]]:
@@ -39,7 +40,8 @@ def upload_demand_forecast(session: Session, actor: Actor, settings: Settings,
 
 @endpoint("GET", "/forecasting/demand", summary="List demand forecast rows",
           query=DemandForecastListQuery, response=DemandForecastPage, codes=["negative-range"],
-          extension=True, tag="Forecasting")
+          extension=True, tag="Forecasting",
+          permits=[("view", "DemandForecast")])
 def list_demand_forecast(session: Session, actor: Actor, query: DemandForecastListQuery,
                          pages: Paginator) -> DemandForecastPage:
     """Stored forecast rows by start date, of one role and overlapping a window if given."""

@@ -36,7 +36,8 @@ def get_label(session: Session, label_id: uuid.UUID) -> LabelRead:
 
 
 @endpoint("POST", "/settings/labels", summary="Create a label", body=LabelCreate,
-          response=LabelRead, status=201, codes=["validation", "unauthorized"], tag="Labels")
+          response=LabelRead, status=201, codes=["validation", "unauthorized"], tag="Labels",
+          permits=[("create", "Label")])
 def create_label(session: Session, actor: Actor, body: LabelCreate,
                  ) -> tuple[LabelRead, dict[str, str]]:
     """Create a label; `color` defaults to grey (#6B7280), `description` to null."""
@@ -47,7 +48,8 @@ def create_label(session: Session, actor: Actor, body: LabelCreate,
 
 @endpoint("PUT", "/settings/labels/<label_id>", summary="Update a label", body=LabelUpdate,
           response=LabelRead, codes=["validation", "unauthorized", "label-not-found"],
-          tag="Labels", locate=settings_service.locate_label)
+          tag="Labels", locate=settings_service.locate_label,
+          permits=[("edit", "Label")])
 def update_label(session: Session, actor: Actor, body: LabelUpdate,
                  label_id: uuid.UUID) -> LabelRead:
     """Change the members sent (all optional; a null `description` clears it)."""
@@ -57,7 +59,8 @@ def update_label(session: Session, actor: Actor, body: LabelUpdate,
 
 
 @endpoint("DELETE", "/settings/labels/<label_id>", summary="Delete a label", status=204,
-          codes=["unauthorized", "label-not-found"], tag="Labels")
+          codes=["unauthorized", "label-not-found"], tag="Labels",
+          permits=[("edit", "Label")])
 def delete_label(session: Session, actor: Actor, label_id: uuid.UUID) -> None:
     """Delete a label; it disappears from every shift segment that carried it."""
     settings_service.delete_label(session, actor=actor, label_id=label_id)

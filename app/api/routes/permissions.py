@@ -26,7 +26,8 @@ from app.contract.permissions import (
 
 @endpoint("GET", "/authorization/permissions", summary="List permission rules",
           query=PermissionListQuery, response=PermissionPage,
-          extension=True, tag="Authorization")
+          extension=True, tag="Authorization",
+          permits=[("view", "Permission")])
 def list_permissions(
     session: Session, actor: Actor, query: PermissionListQuery, pages: Paginator
 ) -> PermissionPage:
@@ -38,7 +39,8 @@ def list_permissions(
 
 @endpoint("GET", "/authorization/permissions/<permission_id>", summary="Get a permission rule",
           response=PermissionRead, codes=["permission-not-found"],
-          extension=True, tag="Authorization")
+          extension=True, tag="Authorization",
+          permits=[("view", "Permission")])
 def get_permission(session: Session, actor: Actor, permission_id: uuid.UUID) -> PermissionRead:
     """One permission rule."""
     permission = permission_service.get_permission(session, actor=actor,
@@ -49,7 +51,8 @@ def get_permission(session: Session, actor: Actor, permission_id: uuid.UUID) -> 
 @endpoint("PATCH", "/authorization/permissions/<permission_id>",
           summary="Update a permission rule's conditions (beta)", body=PermissionUpdate,
           response=PermissionRead, codes=["permission-not-found"], tag="Authorization",
-          locate=permission_service.locate_permission)
+          locate=permission_service.locate_permission,
+          permits=[("edit", "Permission")])
 def update_permission(session: Session, actor: Actor, permission_id: uuid.UUID,
                       body: PermissionUpdate) -> PermissionRead:
     """Replace the rule's conditions; they apply from the next request on.

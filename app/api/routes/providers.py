@@ -50,7 +50,8 @@ def count_providers(session: Session, actor: Actor, query: ProviderFilter) -> Pr
 
 @endpoint("GET", "/providers/<provider_id>", summary="Get a provider",
           response=ProviderWithRelations, codes=["provider-not-found"],
-          extension=True, tag="Providers")
+          extension=True, tag="Providers",
+          permits=[("view", "Provider")])
 def get_provider(session: Session, actor: Actor, provider_id: uuid.UUID) -> ProviderWithRelations:
     """One provider with relations, if the caller may view them."""
     provider = people.get_provider(session, actor=actor, provider_id=provider_id)

@@ -31,7 +31,8 @@ from app.contract.reports import (
 
 
 @endpoint("GET", "/reporting/reports", summary="List the report catalog", query=ReportListQuery,
-          response=ReportPage, extension=True, tag="Reporting")
+          response=ReportPage, extension=True, tag="Reporting",
+          permits=[("view", "Report")])
 def list_reports(actor: Actor, query: ReportListQuery, pages: Paginator) -> ReportPage:
     """The reports that can be run, by id, with the parameters each takes."""
     return service.list_reports(actor=actor, query=query, pages=pages)
@@ -40,7 +41,8 @@ def list_reports(actor: Actor, query: ReportListQuery, pages: Paginator) -> Repo
 @endpoint("POST", "/reporting/reports/runs", summary="Start a report run (beta)",
           body=ReportRunCreate, response=ReportRunRead, status=201,
           codes=["report-parameter-validation", "report-not-found", "user-not-found"],
-          tag="Reporting")
+          tag="Reporting",
+          permits=[("create", "Report")])
 def create_report_run(session: Session, actor: Actor,
                       body: ReportRunCreate) -> tuple[ReportRunRead, dict[str, str]]:
     """Start a run; it answers `running` at once and the job queue completes it (or `failed`
@@ -55,7 +57,8 @@ def create_report_run(session: Session, actor: Actor,
 
 
 @endpoint("GET", "/reporting/reports/runs", summary="List report runs", query=ReportRunListQuery,
-          response=ReportRunPage, tag="Reporting")
+          response=ReportRunPage, tag="Reporting",
+          permits=[("view", "Report")])
 def list_report_runs(session: Session, actor: Actor, query: ReportRunListQuery,
                      pages: Paginator) -> ReportRunPage:
     """Report runs the caller may view, newest first, optionally of one report.
@@ -70,7 +73,8 @@ def list_report_runs(session: Session, actor: Actor, query: ReportRunListQuery,
 
 
 @endpoint("GET", "/reporting/reports/runs/<report_run_id>", summary="Get a report run",
-          response=ReportRunRead, codes=["report-run-not-found"], tag="Reporting")
+          response=ReportRunRead, codes=["report-run-not-found"], tag="Reporting",
+          permits=[("view", "Report")])
 def get_report_run(session: Session, actor: Actor, report_run_id: uuid.UUID) -> ReportRunRead:
     """One report run; poll it until `status` leaves `running`. `file` appears once completed.
 
@@ -85,7 +89,8 @@ def get_report_run(session: Session, actor: Actor, report_run_id: uuid.UUID) -> 
 @endpoint("GET", "/reporting/reports/runs/<report_run_id>/download",
           summary="Get a download link for a report run's file", response=ReportDownload,
           codes=["report-run-not-found", "invalid-state-transition"], extension=True,
-          tag="Reporting")
+          tag="Reporting",
+          permits=[("view", "Report")])
 def get_report_run_download(session: Session, actor: Actor, settings: Settings,
                             report_run_id: uuid.UUID) -> ReportDownload:
     """A signed URL to the completed run's CSV, working until `expiresAt` without a token.

@@ -50,7 +50,8 @@ def list_shifts(
 
 
 @endpoint("GET", "/shifts/<shift_id>", summary="Get a shift", query=ShiftGetQuery,
-          response=ShiftRead, codes=["shift-not-found"], tag="Shifts")
+          response=ShiftRead, codes=["shift-not-found"], tag="Shifts",
+          permits=[("view", "Shift")])
 def get_shift(session: Session, actor: Actor, query: ShiftGetQuery, shift_id: uuid.UUID,
               ) -> Document:
     """One shift, with its version and pay codes.
@@ -63,7 +64,8 @@ def get_shift(session: Session, actor: Actor, query: ShiftGetQuery, shift_id: uu
 
 
 @endpoint("POST", "/shifts", summary="Create a shift", body=ShiftCreate, response=ShiftRead,
-          status=201, codes=_WRITE_CODES, extension=True, tag="Shifts")
+          status=201, codes=_WRITE_CODES, extension=True, tag="Shifts",
+          permits=[("create", "Shift")])
 def create_shift(session: Session, actor: Actor, body: ShiftCreate,
                  ) -> tuple[Document, dict[str, str]]:
     """Create a shift; leave `provider` out (or null) for an open shift.
@@ -80,7 +82,8 @@ def create_shift(session: Session, actor: Actor, body: ShiftCreate,
 
 @endpoint("PATCH", "/shifts/<shift_id>", summary="Update a shift", body=ShiftUpdate,
           response=ShiftRead, codes=["shift-not-found", "version-conflict", *_WRITE_CODES],
-          extension=True, tag="Shifts", locate=service.locate_shift)
+          extension=True, tag="Shifts", locate=service.locate_shift,
+          permits=[("edit", "Shift")])
 def update_shift(session: Session, actor: Actor, body: ShiftUpdate, shift_id: uuid.UUID,
                  ) -> Document:
     """Change the members sent; `segments` and `payCodes` replace the whole lists.
@@ -96,7 +99,8 @@ def update_shift(session: Session, actor: Actor, body: ShiftUpdate, shift_id: uu
 
 
 @endpoint("DELETE", "/shifts/<shift_id>", summary="Delete a shift", status=204,
-          codes=["shift-not-found", "unauthorized"], extension=True, tag="Shifts")
+          codes=["shift-not-found", "unauthorized"], extension=True, tag="Shifts",
+          permits=[("edit", "Shift")])
 def delete_shift(session: Session, actor: Actor, shift_id: uuid.UUID) -> None:
     """Delete a shift with its segments and pay code. Needs `edit` and `create` Shift on it."""
     service.delete_shift(session, actor=actor, shift_id=shift_id)
@@ -107,7 +111,8 @@ def delete_shift(session: Session, actor: Actor, shift_id: uuid.UUID) -> None:
           codes=["shift-not-found", "unauthorized", "validation", "shift-already-claimed",
                  "shift-already-started", "shift-claim-window-closed", "shift-role-not-held",
                  "shift-missing-skills", "shift-time-off-conflict", "shift-schedule-conflict"],
-          extension=True, tag="Shifts", locate=service.locate_shift)
+          extension=True, tag="Shifts", locate=service.locate_shift,
+          permits=[("edit", "Shift")])
 def claim_shift(session: Session, actor: Actor, body: ShiftClaim, settings: Settings,
                 shift_id: uuid.UUID) -> Document:
     """Claim an open shift for the caller's provider (managers may name another `provider`).

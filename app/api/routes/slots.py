@@ -18,7 +18,8 @@ from app.contract.appointments import SlotSearch, SlotSearchResult
 @endpoint("POST", "/appointments/slots", summary="Search appointment slots", body=SlotSearch,
           response=SlotSearchResult,
           codes=["negative-range", "appointment-type-not-found"],
-          tag="Appointments", read_only=True)
+          tag="Appointments", read_only=True,
+          permits=[("create", "Appointment")])
 def search_appointment_slots(session: Session, actor: Actor, body: SlotSearch,
                              settings: Settings) -> SlotSearchResult:
     """Free slots for an appointment type within the window, best first.

@@ -30,7 +30,8 @@ def list_teams(session: Session, actor: Actor, query: TeamListQuery, pages: Pagi
 
 
 @endpoint("GET", "/teams/<team_id>", summary="Get a team", response=TeamRead,
-          codes=["team-not-found"], tag="Teams")
+          codes=["team-not-found"], tag="Teams",
+          permits=[("view", "Team")])
 def get_team(session: Session, actor: Actor, team_id: uuid.UUID) -> TeamRead:
     """One team."""
     team = session.get(Team, team_id)

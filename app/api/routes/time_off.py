@@ -52,7 +52,8 @@ def list_time_off_policies(
 
 
 @endpoint("GET", "/time-off/policies/<policy_id>", summary="Get a time-off policy",
-          response=TimeOffPolicyRead, codes=["time-off-policy-not-found"], tag=TAG)
+          response=TimeOffPolicyRead, codes=["time-off-policy-not-found"], tag=TAG,
+          permits=[("view", "TimeOffPolicy")])
 def get_time_off_policy(session: Session, actor: Actor, policy_id: uuid.UUID) -> TimeOffPolicyRead:
     """One time-off policy, with its pay code when it has one."""
     return service.policy_read(service.get_policy(session, actor=actor, policy_id=policy_id))
@@ -86,7 +87,8 @@ def count_time_off_requests(
 
 
 @endpoint("GET", "/time-off/requests/<request_id>", summary="Get a time-off request",
-          response=TimeOffRequestRead, codes=["time-off-request-not-found"], tag=TAG)
+          response=TimeOffRequestRead, codes=["time-off-request-not-found"], tag=TAG,
+          permits=[("view", "TimeOffRequest")])
 def get_time_off_request(
     session: Session, actor: Actor, request_id: uuid.UUID
 ) -> TimeOffRequestRead:
@@ -103,7 +105,8 @@ _DECISION_CODES = ["time-off-request-not-found", "unauthorized", "invalid-state-
           response=TimeOffRequestRead, status=201,
           codes=["validation", "negative-range", "unauthorized", "provider-not-in-policy",
                  "time-off-request-overlap"],
-          extension=True, tag=TAG)
+          extension=True, tag=TAG,
+          permits=[("create", "TimeOffRequest")])
 def create_time_off_request(
     session: Session, actor: Actor, body: TimeOffRequestCreate, settings: Settings
 ) -> tuple[TimeOffRequestRead, dict[str, str]]:
@@ -125,7 +128,8 @@ def create_time_off_request(
 
 @endpoint("POST", "/time-off/requests/<request_id>/approve", summary="Approve a time-off request",
           body=TimeOffApprove, response=TimeOffRequestRead, codes=_DECISION_CODES,
-          extension=True, tag=TAG, locate=service.locate_request)
+          extension=True, tag=TAG, locate=service.locate_request,
+          permits=[("approve", "TimeOffRequest")])
 def approve_time_off_request(
     session: Session, actor: Actor, body: TimeOffApprove, settings: Settings,
     request_id: uuid.UUID,
@@ -145,7 +149,8 @@ def approve_time_off_request(
 
 @endpoint("POST", "/time-off/requests/<request_id>/reject", summary="Reject a time-off request",
           body=TimeOffReject, response=TimeOffRequestRead, codes=_DECISION_CODES,
-          extension=True, tag=TAG, locate=service.locate_request)
+          extension=True, tag=TAG, locate=service.locate_request,
+          permits=[("approve", "TimeOffRequest")])
 def reject_time_off_request(
     session: Session, actor: Actor, body: TimeOffReject, request_id: uuid.UUID
 ) -> TimeOffRequestRead:
@@ -158,7 +163,8 @@ def reject_time_off_request(
 
 @endpoint("POST", "/time-off/requests/<request_id>/cancel", summary="Cancel a time-off request",
           response=TimeOffRequestRead,
-          codes=[*_DECISION_CODES, "time-off-already-started"], extension=True, tag=TAG)
+          codes=[*_DECISION_CODES, "time-off-already-started"], extension=True, tag=TAG,
+          permits=[("approve", "TimeOffRequest"), ("edit", "TimeOffRequest")])
 def cancel_time_off_request(
     session: Session, actor: Actor, request_id: uuid.UUID
 ) -> TimeOffRequestRead:
@@ -180,7 +186,8 @@ def cancel_time_off_request(
 @endpoint("POST", "/time-off/requests/<request_id>/decline-cancellation",
           summary="Keep approved time off whose provider asked to cancel it",
           body=TimeOffDeclineCancellation, response=TimeOffRequestRead, codes=_DECISION_CODES,
-          extension=True, tag=TAG, locate=service.locate_request)
+          extension=True, tag=TAG, locate=service.locate_request,
+          permits=[("approve", "TimeOffRequest")])
 def decline_time_off_cancellation(
     session: Session, actor: Actor, body: TimeOffDeclineCancellation, request_id: uuid.UUID
 ) -> TimeOffRequestRead:
@@ -194,7 +201,8 @@ def decline_time_off_cancellation(
 @endpoint("GET", "/time-off/requests/<request_id>/conflicts",
           summary="Preview the shifts a time-off approval acts on",
           response=TimeOffRequestConflicts,
-          codes=["time-off-request-not-found", "unauthorized"], extension=True, tag=TAG)
+          codes=["time-off-request-not-found", "unauthorized"], extension=True, tag=TAG,
+          permits=[("approve", "TimeOffRequest")])
 def list_time_off_request_conflicts(
     session: Session, actor: Actor, settings: Settings, request_id: uuid.UUID
 ) -> Document:

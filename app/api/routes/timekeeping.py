@@ -46,7 +46,8 @@ def get_my_timecard(session: Session, actor: Actor, settings: Settings) -> Timec
 
 @endpoint("GET", "/timekeeping/timecard/<provider>", summary="Get a provider's timecard",
           query=TimecardQuery, response=TimecardRead,
-          codes=["provider-not-found", "pay-period-not-found"], tag="Timekeeping")
+          codes=["provider-not-found", "pay-period-not-found"], tag="Timekeeping",
+          permits=[("view", "Timecard")])
 def get_timecard(session: Session, actor: Actor, settings: Settings, query: TimecardQuery,
                  provider: uuid.UUID) -> TimecardRead:
     """A provider's timecard for the current pay period (or, with `startDate`, the period
@@ -82,7 +83,8 @@ def get_timesheet(session: Session, actor: Actor, settings: Settings, query: Tim
 @endpoint("POST", "/timekeeping/timecard/punches", summary="Create a timecard punch",
           body=PunchCreate, response=TimecardPunchRead, status=201,
           codes=["validation", "unauthorized", "invalid-punch-action", "pay-period-not-found"],
-          tag="Timekeeping")
+          tag="Timekeeping",
+          permits=[("edit", "Timecard"), ("create", "Timecard")])
 def create_punch(session: Session, actor: Actor, settings: Settings, body: PunchCreate,
                  ) -> tuple[TimecardPunchRead, dict[str, str]]:
     """Punch on the provider's timecard for the pay period containing `time` (default: now),
@@ -106,7 +108,8 @@ def create_punch(session: Session, actor: Actor, settings: Settings, body: Punch
 @endpoint("PATCH", "/timekeeping/timecard/punches/<punch_id>", summary="Review a timecard punch",
           body=PunchUpdate, response=TimecardPunchRead,
           codes=["validation", "unauthorized", "timecard-punch-not-found"], extension=True,
-          tag="Timekeeping", locate=service.locate_punch)
+          tag="Timekeeping", locate=service.locate_punch,
+          permits=[("approve", "Timecard"), ("edit", "Timecard")])
 def update_punch(session: Session, actor: Actor, body: PunchUpdate, punch_id: uuid.UUID,
                  ) -> TimecardPunchRead:
     """Set a punch's `state` (needs `approve` Timecard), `adminNote` or corrected `time` (need
@@ -123,7 +126,8 @@ def update_punch(session: Session, actor: Actor, body: PunchUpdate, punch_id: uu
 
 @endpoint("DELETE", "/timekeeping/timecard/punches/<punch_id>", summary="Delete a timecard punch",
           status=204, codes=["validation", "unauthorized", "timecard-punch-not-found"],
-          tag="Timekeeping")
+          tag="Timekeeping",
+          permits=[("edit", "Timecard"), ("create", "Timecard")])
 def delete_punch(session: Session, actor: Actor, punch_id: uuid.UUID) -> None:
     """Delete a punch: any punch with `edit` Timecard; a provider may withdraw their own pending
     punch. The next actions are then recomputed from the remaining punches."""

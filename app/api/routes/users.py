@@ -65,7 +65,8 @@ def get_me(session: Session, actor: Actor) -> UserMe:
 
 
 @endpoint("GET", "/users/<user_id>", summary="Get a user", response=UserRead,
-          codes=["user-not-found"], tag="Users")
+          codes=["user-not-found"], tag="Users",
+          permits=[("view", "User")])
 def get_user(session: Session, actor: Actor, user_id: uuid.UUID) -> UserRead:
     """One user."""
     user = session.get(User, user_id)

@@ -381,6 +381,9 @@ def update_punch(session: Session, *, actor: Actor, punch_id: uuid.UUID,
     """
     punch, provider = _locked_punch(session, punch_id)
     fields = timecard_fields(provider, punch.timecard)
+    if not (actor.can("approve", "Timecard", fields) or actor.can("edit", "Timecard", fields)):
+        # even a PATCH that changes nothing answers the punch: only to whom may review it
+        actor.require("approve" if body.state is not None else "edit", "Timecard", fields)
     sent = body.model_fields_set
     if body.state is not None:
         actor.require("approve", "Timecard", fields)

@@ -2,7 +2,10 @@
    with an error htmx does not swap (5xx), say so in the #messages live region. Uses the
    server's own message when the answer carries a #messages region, else a generic sentence.
    A form marked data-autosubmit (the hand-off of sign-out to the provider) is sent at once;
-   without JavaScript its button does the same. */
+   without JavaScript its button does the same. The clock's timers (<time datetime="PT…"
+   data-ticking>) count on from the length the server gave, every second, and the "as of" note
+   beside them (for pages without JavaScript) is hidden; panels swapped in by htmx are found on
+   the next tick. */
 (function () {
   "use strict";
 
@@ -28,7 +31,47 @@
     return region ? region.textContent.trim().replace(/\s+/g, " ") : "";
   }
 
+  var DURATION = /^PT(?:(\d+)H)?(?:(\d+)M)?(?:(\d+)S)?$/;
+
+  function seconds(text) {
+    var parts = DURATION.exec(text || "");
+    if (!parts) {
+      return null;
+    }
+    return (Number(parts[1] || 0) * 3600) + (Number(parts[2] || 0) * 60) + Number(parts[3] || 0);
+  }
+
+  function words(total) {
+    var h = Math.floor(total / 3600);
+    var m = Math.floor((total % 3600) / 60);
+    var s = total % 60;
+    return (h ? h + "h " : "") + m + "m " + (s < 10 ? "0" : "") + s + "s";
+  }
+
+  function tick() {
+    var now = Date.now();
+    document.querySelectorAll("time[data-ticking]").forEach(function (timer) {
+      if (!timer.dataset.seenAt) {
+        var base = seconds(timer.getAttribute("datetime"));
+        if (base === null) {
+          return;
+        }
+        timer.dataset.base = String(base);
+        timer.dataset.seenAt = String(now);
+      }
+      var total = Number(timer.dataset.base) +
+        Math.floor((now - Number(timer.dataset.seenAt)) / 1000);
+      timer.textContent = words(total);
+      timer.setAttribute("datetime", "PT" + total + "S");
+    });
+    document.querySelectorAll("[data-as-of]").forEach(function (note) {
+      note.hidden = true;
+    });
+  }
+
   document.addEventListener("DOMContentLoaded", function () {
+    tick();
+    window.setInterval(tick, 1000);
     var form = document.querySelector("form[data-autosubmit]");
     if (form) {
       form.submit();

@@ -41,7 +41,7 @@ from app.web.appointments.forms import (
 )
 from app.web.auth import api
 from app.web.filters import format_datetime
-from app.web.forms import apply_problem
+from app.web.forms import apply_problem, filter_chips
 from app.web.htmx import render, see_other
 from app.web.slots import windows
 from app.web.slots.forms import is_uuid
@@ -50,6 +50,8 @@ from app.web.slots.views import PAGE, catalog_calls, guarded, now, remember_me, 
 bp = Blueprint("appointments", __name__)
 
 PAGE_SIZE = 25
+FILTERS = ("status", "type", "provider", "team", "member", "start", "end")
+"""The list's filters, in the order their chips show."""
 SEEN_FIELDS = ("status", "providerId", "startDate", "endDate", "memberId", "location",
                "actualStartDate", "actualEndDate", "cancellationReason")
 LABELS = {"status": "Status", "providerId": "Provider", "startDate": "Starts",
@@ -223,9 +225,11 @@ def index() -> Response:
     first_url = (url_for("appointments.index", **kept.to_dict(flat=False))
                  if args.get("cursor") else None)
     status = 422 if (not valid or problem) else 200
+    chips = filter_chips(form, FILTERS, kept, url_for("appointments.index"))
     return render("appointments/index.html", fragment="appointment_table", status=status,
                   form=form, page=page, names=names, next_url=next_url, first_url=first_url,
-                  problem=problem)
+                  problem=problem, chips=chips,
+                  clear_url=url_for("appointments.index", start=""))
 
 
 def _outcome_form(appointment: AppointmentRead) -> OutcomeForm:

@@ -2,10 +2,17 @@
 the provider's home for clocking in and out and taking breaks.
 
 `GET /clock` shows the time, the current or next shift, one button per allowed next action (from
-`GET /v1/timekeeping/timecard/me`), a note field and today's punches. `POST /clock/punches` posts
-the punch and answers with the refreshed panel (htmx) or a redirect (no JavaScript). A clock-in
-far from a shift first shows the warning the timesheet would give and asks to confirm; an
-`invalid-punch-action` (a second press, another tab) shows inline with the actions allowed now.
+`GET /v1/timekeeping/timecard/me`), running timers of the time worked and the break, a note field
+and today's punches. `POST /clock/punches` posts the punch and answers with the refreshed panel
+(htmx) or a redirect (no JavaScript). A clock-in far from a shift first shows the warning the
+timesheet would give and asks to confirm; an `invalid-punch-action` (a second press, another tab)
+shows inline with the actions allowed now. After a clock-out the panel sums up the shift just
+ended (worked, breaks, late or early against the scheduled shift) and, for `UNDO_WINDOW`, offers
+to undo it: `POST /clock/undo` deletes that clock-out punch (a provider may delete their own
+pending punch) after checking it is still the latest punch and recent enough.
+
+The same panel is part of the home page ("Now"): its forms carry `back=now`, so the answers go
+back there without JavaScript.
 
 Must not import `app.api`; it reaches the API only through `app.client`.
 """
@@ -43,6 +50,19 @@ DONE = {"clock_in": "Clocked in", "break_start": "Break started", "break_end": "
 # `missing_shift_tolerance`, DESIGN.md "Timesheets"); the grace window is the shared setting.
 MISSING_SHIFT_TOLERANCE = timedelta(hours=2)
 SHIFT_WINDOW = timedelta(days=8)
+# How long a clock-out can be taken back from the clock (a slip of the thumb), and how far back
+# the page looks for the scheduled shift a clock-out ended.
+UNDO_WINDOW = timedelta(minutes=2)
+SHIFT_LOOKBACK = timedelta(hours=24)
+SUMMARY_FOR = timedelta(hours=12)  # how long the summary of a shift ended stays on the panel
+BACKS = ("clock", "now")
+
+
+@bp.app_template_filter("iso_duration")
+def iso_duration(seconds: int) -> str:
+    """`PT7H5M12S`: a length of time for `<time datetime>` (the clock's timers tick from it)."""
+    hours, rest = divmod(max(0, int(seconds)), 3600)
+    return f"PT{hours}H{rest // 60}M{rest % 60}S"
 
 
 hours_minutes = format_minutes  # the `hours_minutes` filter now lives in app/web/filters.py
@@ -54,6 +74,34 @@ class PunchForm(BaseForm):
     action = HiddenField("Action", validators=[InputRequired(), AnyOf(ACTIONS)])
     provider_note = StringField("Note (optional)", validators=[Optional(), Length(max=500)])
     confirm = HiddenField("Confirm")
+    back = HiddenField("Back", validators=[Optional(), AnyOf(BACKS)])
+
+
+class UndoForm(BaseForm):
+    """Take back the clock-out just recorded."""
+
+    punch_id = HiddenField("Punch", validators=[InputRequired(), Length(max=64)])
+    back = HiddenField("Back", validators=[Optional(), AnyOf(BACKS)])
+
+
+@dataclass(frozen=True)
+class ShiftEnded:
+    """The shift a clock-out just ended, summed up for the provider."""
+
+    clock_out: TimecardPunchRead
+    clocked_in: datetime
+    worked: int  # minutes
+    breaks: int  # minutes
+    scheduled: ShiftView | None
+    late_in: int  # minutes after the scheduled start (beyond the grace window), else 0
+    early_in: int  # minutes before the scheduled start (beyond the grace window), else 0
+    early_out: int  # minutes before the scheduled end (beyond the grace window), else 0
+    late_out: int  # minutes after the scheduled end (beyond the grace window), else 0
+    undo_until: datetime
+
+    def can_undo(self, now: datetime) -> bool:
+        """Whether the clock-out may still be taken back at `now`."""
+        return self.clock_out.state == "pending" and now <= self.undo_until
 
 
 @dataclass(frozen=True)
@@ -65,6 +113,8 @@ class ClockState:
     current: ShiftView | None
     upcoming: ShiftView | None
     today: list[TimecardPunchRead]
+    shifts: tuple[ShiftView, ...] = ()
+    grace_minutes: int = 7
 
     @property
     def actions(self) -> list[str]:
@@ -115,6 +165,99 @@ class ClockState:
         counted = [p for p in self.card.punches if p.state != "rejected"]
         return counted[-1] if counted else None
 
+    def _run(self) -> list[TimecardPunchRead]:
+        """The punches of the latest shift worked: from its clock-in to now or its clock-out."""
+        counted = [p for p in self.card.punches if p.state != "rejected"]
+        starts = [i for i, p in enumerate(counted) if p.action == "clock_in"]
+        return counted[starts[-1]:] if starts else []
+
+    @staticmethod
+    def _seconds(run: list[TimecardPunchRead], until: datetime) -> tuple[float, float]:
+        """Seconds worked and on break in `run`, a running part counted until `until`."""
+        worked = breaks = 0.0
+        mark = run[0].time if run else until
+        working = True
+        for punch in run[1:]:
+            span = max(0.0, (punch.time - mark).total_seconds())
+            if working:
+                worked += span
+            else:
+                breaks += span
+            if punch.action == "clock_out":
+                return worked, breaks
+            working = punch.action != "break_start"
+            mark = punch.time
+        span = max(0.0, (until - mark).total_seconds())
+        if working:
+            worked += span
+        else:
+            breaks += span
+        return worked, breaks
+
+    @property
+    def on_shift_since(self) -> datetime | None:
+        """When the provider clocked in for the shift they are on (None: clocked out)."""
+        run = self._run()
+        if not run or run[-1].action == "clock_out":
+            return None
+        return run[0].time
+
+    @property
+    def break_since(self) -> datetime | None:
+        """When the break under way started (None: not on a break)."""
+        last = self.last_punch
+        return last.time if last is not None and last.action == "break_start" else None
+
+    @property
+    def running(self) -> tuple[int, int]:
+        """Seconds worked and on break in the shift under way (a running part until now)."""
+        worked, breaks = self._seconds(self._run(), self.now)
+        return int(worked), int(breaks)
+
+    def ended(self) -> ShiftEnded | None:
+        """The shift the latest punch, a clock-out, ended; None when the latest is no clock-out."""
+        run = self._run()
+        if len(run) < 2 or run[-1].action != "clock_out":
+            return None
+        out = run[-1]
+        worked, breaks = self._seconds(run, out.time)
+        clocked_in = run[0].time
+        scheduled = scheduled_shift(clocked_in, self.shifts)
+        grace = timedelta(minutes=self.grace_minutes)
+        late_in = early_in = early_out = late_out = 0
+        if scheduled is not None:
+            start, end = _span(scheduled)
+            if clocked_in > start + grace:
+                late_in = _minutes(clocked_in - start)
+            elif clocked_in < start - grace:
+                early_in = _minutes(start - clocked_in)
+            if out.time < end - grace:
+                early_out = _minutes(end - out.time)
+            elif out.time > end + grace:
+                late_out = _minutes(out.time - end)
+        return ShiftEnded(clock_out=out, clocked_in=clocked_in, worked=int(worked // 60),
+                          breaks=int(breaks // 60), scheduled=scheduled, late_in=late_in,
+                          early_in=early_in, early_out=early_out, late_out=late_out,
+                          undo_until=out.time + UNDO_WINDOW)
+
+
+def _span(s: Any) -> tuple[datetime, datetime]:
+    return (s.start_date, s.end_date) if isinstance(s, TimecardShift) else (s.start, s.end)
+
+
+def _minutes(delta: timedelta) -> int:
+    return int(delta.total_seconds() // 60)
+
+
+def scheduled_shift(clocked_in: datetime, shifts: Any) -> Any:
+    """The shift a clock-in at `clocked_in` belongs to, as the timesheet matches them: the one
+    whose start is nearest among those starting at most two hours later and not over by then."""
+    candidates = [s for s in shifts
+                  if _span(s)[0] - MISSING_SHIFT_TOLERANCE <= clocked_in < _span(s)[1]]
+    if not candidates:
+        return None
+    return min(candidates, key=lambda s: abs(clocked_in - _span(s)[0]))
+
 
 def _settings() -> Any:
     return current_app.extensions["shiftdesk_web"].settings
@@ -138,7 +281,7 @@ def _brief_view(brief: TimecardShift | None, shifts: dict[str, ShiftView]) -> Sh
 def fetch(client: ApiClient, now: datetime, provider_id: uuid.UUID | None) -> list[Any]:
     """The page's one concurrent round: the user, the timecard, the provider's coming shifts,
     team names and labels. The page benchmark makes the same calls."""
-    shift_query = ShiftListQuery(start_date=now - timedelta(hours=1), end_date=now + SHIFT_WINDOW,
+    shift_query = ShiftListQuery(start_date=now - SHIFT_LOOKBACK, end_date=now + SHIFT_WINDOW,
                                  provider_id=provider_id, include_display_names=True,
                                  page_size=100)
     return client.concurrently(
@@ -153,15 +296,23 @@ def load_state() -> ClockState:
     now = datetime.now(UTC)
     me, card, shifts, teams, labels = fetch(api(), now, my_provider_id())
     g.shiftdesk_me = me  # the menu reads it; no second call
-    names, tags = team_names(teams.items), label_views(labels.items)
-    mine = {str(s.id): shift_view(s, names, tags) for s in shifts.items
+    return build_state(now, me, card, shifts.items, teams.items, labels.items)
+
+
+def build_state(now: datetime, me: Any, card: TimecardMe, shifts: list[Any], teams: list[Any],
+                labels: list[Any]) -> ClockState:
+    """The clock panel's state from what `fetch` read."""
+    names, tags = team_names(teams), label_views(labels)
+    mine = {str(s.id): shift_view(s, names, tags) for s in shifts
             if s.provider is not None and s.provider == me.provider_id}
     zone = _settings().zone
     today = now.astimezone(zone).date()
     return ClockState(
         now=now, card=card, current=_brief_view(card.current_shift, mine),
         upcoming=_brief_view(card.next_shift, mine),
-        today=[p for p in card.punches if p.time.astimezone(zone).date() == today])
+        today=[p for p in card.punches if p.time.astimezone(zone).date() == today],
+        shifts=tuple(sorted(mine.values(), key=lambda v: v.start)),
+        grace_minutes=_settings().grace_minutes)
 
 
 def clock_in_warning(now: datetime, current: TimecardShift | ShiftView | None,
@@ -173,10 +324,7 @@ def clock_in_warning(now: datetime, current: TimecardShift | ShiftView | None,
     those starting at most two hours later and not yet over; none is `missing_shift`; beyond the
     grace window it is `clock_in_early` or `clock_in_late`.
     """
-    def span(s: Any) -> tuple[datetime, datetime]:
-        return (s.start_date, s.end_date) if isinstance(s, TimecardShift) else (s.start, s.end)
-
-    candidates = [span(s) for s in (current, upcoming) if s is not None]
+    candidates = [_span(s) for s in (current, upcoming) if s is not None]
     candidates = [c for c in candidates if c[0] - MISSING_SHIFT_TOLERANCE <= now < c[1]]
     if not candidates:
         return ("You have no shift now or starting in the next 2 hours. If you clock in, your "
@@ -195,11 +343,36 @@ def clock_in_warning(now: datetime, current: TimecardShift | ShiftView | None,
     return None
 
 
-def _page(state: ClockState, form: PunchForm, *, status: int = 200,
+def panel_context(state: ClockState, form: PunchForm | None = None, *, back: str = "clock",
+                  problem: str | None = None, warning: str | None = None) -> dict[str, Any]:
+    """What the clock panel macro needs, for the clock page and the home page alike."""
+    ended = state.ended()
+    if ended is not None and state.now - ended.clock_out.time > SUMMARY_FOR:
+        ended = None
+    return {"state": state, "form": form or PunchForm(formdata=None), "back": back,
+            "problem": problem, "warning": warning, "buttons": BUTTONS, "done": DONE,
+            "ended": ended}
+
+
+def _back(form: PunchForm | UndoForm) -> str:
+    return "now" if form.back.data == "now" else "clock"
+
+
+def _page(state: ClockState, form: PunchForm | UndoForm, *, status: int = 200,
           problem: str | None = None, warning: str | None = None) -> Response:
-    return render("clock/index.html", fragment="clock_panel", status=status, state=state,
-                  now=state.now, form=form, problem=problem, warning=warning, buttons=BUTTONS,
-                  done=DONE)
+    back = _back(form)
+    punch_form = form if isinstance(form, PunchForm) else PunchForm(formdata=None)
+    panel = panel_context(state, punch_form, back=back, problem=problem, warning=warning)
+    if back == "now" and not is_partial():
+        from app.web.home.views import now_page  # the home page includes this panel
+
+        return now_page(panel, status=status)
+    return render("clock/index.html", fragment="clock_panel", status=status, now=state.now,
+                  panel=panel)
+
+
+def _done(back: str) -> Response:
+    return see_other(url_for("home.index" if back == "now" else "clock.index"))
 
 
 @bp.get("/clock")
@@ -256,9 +429,38 @@ def punch() -> Response:
         state = load_state()
         # A full page says 409; the htmx panel is the current state with the note inline, an
         # in-place update like any other (STYLE §6), so the browser logs no failed request.
-        return _page(state, PunchForm(formdata=None), status=200 if is_partial() else 409,
-                     problem=_invalid(action, state))
+        return _page(state, PunchForm(formdata=None, back=_back(form)),
+                     status=200 if is_partial() else 409, problem=_invalid(action, state))
     flash(f"{DONE[action]} at {_clock(datetime.now(UTC))}.", "success")
     if is_partial():
-        return _page(load_state(), PunchForm(formdata=None))
-    return see_other(url_for("clock.index"))
+        return _page(load_state(), PunchForm(formdata=None, back=_back(form)))
+    return _done(_back(form))
+
+
+UNDO_REFUSED = ("This clock-out can no longer be undone: undo works only for {window} after "
+                "clocking out, on the latest punch. To change it, ask your manager to correct "
+                "your timecard.")
+
+
+@bp.post("/clock/undo")
+def undo() -> Response:
+    """Take back the clock-out just made: delete that punch while it is the latest, still
+    pending, and at most `UNDO_WINDOW` old. Anything else is refused inline."""
+    form = UndoForm()
+    state = load_state()
+    ended = state.ended()
+    refused = UNDO_REFUSED.format(window=minutes_words(int(UNDO_WINDOW.total_seconds() // 60)))
+    if not form.validate() or ended is None or str(ended.clock_out.id) != form.punch_id.data \
+            or not ended.can_undo(datetime.now(UTC)):
+        return _page(state, form, status=200 if is_partial() else 409, problem=refused)
+    try:
+        api().delete_punch(ended.clock_out.id)
+    except ApiProblem as problem:
+        if problem.status not in (403, 404, 409):
+            raise
+        return _page(load_state(), form, status=200 if is_partial() else 409, problem=refused)
+    flash(f"Clock-out undone. You are clocked in again, on shift since "
+          f"{_clock(ended.clocked_in)}.", "success")
+    if is_partial():
+        return _page(load_state(), form)
+    return _done(_back(form))

@@ -1,12 +1,18 @@
-"""The team schedule (blueprint `manage_schedule`): a week grid of a team's shifts, edited in place.
+"""The team schedule (blueprint `manage_schedule`): a team's shifts by day or week, edited in place.
 
-`index` shows providers by days with role colours (`role_colors`, a stylesheet built from the
-team's roles, since the CSP allows no inline styles), open shifts and callouts marked and
-approved time off shown; `edit` opens a shift in the editor beside the grid; `update` saves it
-with its version. A 409 `version-conflict` shows the latest version next to what the manager
-tried to save, with "Reload" (a link: discard mine) and "Apply my change to the latest version"
-(hidden fields carry the attempted change; only the fields the manager changed are re-sent).
-`create` posts an open shift. One round of concurrent API calls per page.
+`index` shows one day as an agenda of shift cards (`?view=day&day=…`: previous/next day, hours
+per person and heads per role) or the week as a grid of providers by days (`?view=week`); with
+no `view` the page holds both and the stylesheet shows the day on a phone, the week on a wider
+screen. Role colours come from `role_colors` (a stylesheet built from the team's roles, since the
+CSP allows no inline styles); open shifts and callouts are marked and approved time off shown.
+`edit` opens a shift's editor at the shift (in its card, or in a row under its provider's row);
+`update` saves it with its version. A 409 `version-conflict` shows the latest version next to
+what the manager tried to save, with "Reload" (a link: discard mine) and "Apply my change to the
+latest version" (hidden fields carry the attempted change; only the fields the manager changed
+are re-sent). `create` posts an open shift. Saving times that look wrong (over 16 hours, a start
+in the past, over the provider's approved time off) first answers the form with the reasons and
+"Save anyway"; its signed `confirm` field names exactly what was confirmed, so changed values or
+a tampered field are checked again. One round of concurrent API calls per page.
 
 Must not import `app.api`; it reaches the API only through `app.client`.
 """
@@ -20,7 +26,8 @@ from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 from urllib.parse import urlencode
 
-from flask import Blueprint, Response, abort, flash, request, url_for
+from flask import Blueprint, Response, abort, current_app, flash, request, url_for
+from itsdangerous import BadSignature, URLSafeSerializer
 
 from app.client import ApiClient, ApiProblem, VersionConflict
 from app.contract.common import Page
@@ -70,6 +77,27 @@ class Comparison:
     i_changed: bool
 
 
+@dataclass(frozen=True)
+class SaveWarning:
+    """A reason to confirm a save: `long` (minutes), `past` (start) or `time_off` (name,
+    request). The template words it, through the shared date and duration filters."""
+
+    kind: str
+    minutes: int = 0
+    start: datetime | None = None
+    name: str = ""
+    request: TimeOffRequestRead | None = None
+
+
+@dataclass(frozen=True)
+class DayRole:
+    """Heads of one role on a day: shifts held, and open shifts still to fill."""
+
+    name: str
+    held: int
+    open: int
+
+
 @dataclass
 class Week:
     """Everything the schedule page shows."""
@@ -81,6 +109,8 @@ class Week:
     shifts: list[ShiftRead]
     time_off: list[TimeOffRequestRead]
     roles: list[RoleRead]
+    day: date | None = None  # the day the agenda shows
+    view: str | None = None  # "day", "week", or None: the screen's width decides
     editing: ShiftRead | None = None
     edit_form: ShiftEditForm | None = None
     conflict: ShiftRead | None = None  # the latest version, after a version conflict
@@ -90,25 +120,68 @@ class Week:
     compare: list[Comparison] = field(default_factory=list)
     off: set[tuple[str, date]] = field(default_factory=set)
     role_warning: str | None = None  # the editor's provider does not hold the shift's roles
+    warnings: list[SaveWarning] = field(default_factory=list)  # the editor's save, unconfirmed
+    confirm: str = ""  # the signed confirmation of those warnings
+    open_warnings: list[SaveWarning] = field(default_factory=list)
+    open_confirm: str = ""
 
     @property
     def days(self) -> list[date]:
         """The seven days of the week."""
         return [self.start + timedelta(days=i) for i in range(7)]
 
+    @property
+    def shown_day(self) -> date:
+        """The agenda's day (the week's first when none was named)."""
+        return self.day or self.start
+
+    def _args(self, **changes: Any) -> str:
+        args: dict[str, Any] = {"team": str(self.team.id) if self.team else None,
+                                "week": self.start.isoformat()}
+        if self.view:
+            args["view"] = self.view
+        if self.view == "day" or self.day:
+            args["day"] = self.shown_day.isoformat()
+        args.update(changes)
+        return urlencode({k: v for k, v in args.items() if v})
+
     def url(self, endpoint: str = "manage_schedule.index", **values: Any) -> str:
-        """A schedule address keeping the team and week."""
-        args = {"team": str(self.team.id) if self.team else None,
-                "week": self.start.isoformat()}
-        return url_for(endpoint, **values) + "?" + urlencode(
-            {k: v for k, v in args.items() if v})
+        """A schedule address keeping the team, week, view and day."""
+        return url_for(endpoint, **values) + "?" + self._args()
+
+    def edit_url(self, shift: ShiftRead, view: str) -> str:
+        """The address of `shift`'s editor in the day agenda or the week grid."""
+        day = local_day(shift.start_date) if view == "day" else None
+        return url_for("manage_schedule.edit", shift_id=shift.id) + "?" + self._args(
+            view=view, day=day.isoformat() if day else None,
+            week=week_start(day).isoformat() if day else self.start.isoformat())
+
+    def card_id(self, shift: ShiftRead) -> str:
+        """The id of `shift`'s card: `shift-<id>` in the day view; with no view chosen the week's
+        chip holds that id and the card another."""
+        return f"shift-{shift.id}" if self.view == "day" else f"shift-{shift.id}-day"
+
+    @staticmethod
+    def anchor(shift: ShiftRead) -> str:
+        """Where `shift`'s editor opens: its card (day view) or chip (week grid), `shift-<id>`
+        in either (an editor's page shows one view)."""
+        return f"shift-{shift.id}"
 
     def week_url(self, offset: int) -> str:
-        """The same team, `offset` weeks away."""
-        args = {"team": str(self.team.id) if self.team else "",
-                "week": (self.start + timedelta(weeks=offset)).isoformat()}
-        return url_for("manage_schedule.index") + "?" + urlencode(
-            {k: v for k, v in args.items() if v})
+        """The same team, `offset` weeks away, as a week."""
+        start = self.start + timedelta(weeks=offset)
+        return url_for("manage_schedule.index") + "?" + self._args(
+            week=start.isoformat(), day=None, view=self.view and "week")
+
+    def day_url(self, offset: int = 0, *, view: str = "day") -> str:
+        """The same team, `offset` days from the agenda's day (today with None)."""
+        day = self.shown_day + timedelta(days=offset)
+        return url_for("manage_schedule.index") + "?" + self._args(
+            view=view, day=day.isoformat(), week=week_start(day).isoformat())
+
+    def view_url(self, view: str) -> str:
+        """This schedule in `view` ("day" or "week"), keeping the day."""
+        return url_for("manage_schedule.index") + "?" + self._args(view=view)
 
     def person(self, provider_id: uuid.UUID | str | None) -> str:
         """A provider's name ("Open shift" for none)."""
@@ -119,15 +192,90 @@ class Week:
                 return name
         return "Someone outside this team"
 
+    @staticmethod
+    def next_day(shift: ShiftRead) -> bool:
+        """Whether the shift ends on a later local day than it starts."""
+        return local_day(shift.end_date) > local_day(shift.start_date)
 
-def _team_and_week(me: UserMe, args: Any) -> tuple[uuid.UUID | None, date]:
+    @property
+    def day_shifts(self) -> list[ShiftRead]:
+        """The shifts starting on the agenda's day, by start, open ones first at a time."""
+        day = self.shown_day
+        found = [s for s in self.shifts if local_day(s.start_date) == day]
+        return sorted(found, key=lambda s: (s.start_date, s.provider is not None,
+                                            self.person(s.provider)))
+
+    @property
+    def day_hours(self) -> list[tuple[str, int]]:
+        """Minutes of work per person on the agenda's day (callouts and unpaid breaks aside)."""
+        minutes: dict[str, int] = {}
+        for s in self.day_shifts:
+            if s.provider and not s.is_callout:
+                name = self.person(s.provider)
+                minutes[name] = minutes.get(name, 0) + worked_minutes(s)
+        return sorted(minutes.items())
+
+    @property
+    def day_roles(self) -> list[DayRole]:
+        """Heads per role on the agenda's day: held shifts and open ones (callouts aside)."""
+        counts: dict[str, list[int]] = {}
+        for s in self.day_shifts:
+            if s.is_callout:
+                continue
+            name = role_name(s) or "No role"
+            held_open = counts.setdefault(name, [0, 0])
+            held_open[0 if s.provider else 1] += 1
+        return [DayRole(name, held, open_) for name, (held, open_) in sorted(counts.items())]
+
+    @property
+    def editor_placed(self) -> str | None:
+        """Where the editor opens: "card" (in its shift's card of the agenda), a grid row's
+        key (the shift's provider id, or "open"), or None (above the schedule)."""
+        shift = self.editing
+        if shift is None:
+            return None
+        if self.view == "day":
+            return "card" if any(s.id == shift.id for s in self.day_shifts) else None
+        key = str(shift.provider) if shift.provider else "open"
+        in_rows = key == "open" or any(pid == key for pid, _ in self.rows)
+        return key if in_rows and local_day(shift.start_date) in self.days else None
+
+    @property
+    def day_off(self) -> list[TimeOffRequestRead]:
+        """Approved time off touching the agenda's day."""
+        return [r for r in self.time_off
+                if (str(r.provider_id), self.shown_day) in self.off]
+
+
+def role_name(shift: ShiftRead) -> str | None:
+    """The name of the role of a shift's first working part."""
+    for s in shift.segments:
+        if s.type != "unpaid_break" and s.role_name:
+            return s.role_name
+    return None
+
+
+def worked_minutes(shift: ShiftRead) -> int:
+    """A shift's length without its unpaid breaks, in minutes."""
+    total = shift.end_date - shift.start_date
+    for s in shift.segments:
+        if s.type == "unpaid_break":
+            total -= s.end_date - s.start_date
+    return max(0, int(total.total_seconds() // 60))
+
+
+def _team_and_week(me: UserMe, args: Any) -> tuple[uuid.UUID | None, date, date | None]:
     try:
         team = uuid.UUID(args["team"]) if args.get("team") else None
     except ValueError:
         team = None
     if team is None:
         team = me.team_ids[0] if me.team_ids else None
-    return team, week_start(parse_day(args.get("week")) or today())
+    day = parse_day(args.get("day")) if args.get("day") else None
+    if day is not None:
+        return team, week_start(day), day
+    start = week_start(parse_day(args.get("week")) or today())
+    return team, start, (today() if week_start(today()) == start else None)
 
 
 def week_reads(client: ApiClient, team: uuid.UUID | None, begin: datetime, end: datetime,
@@ -155,7 +303,7 @@ def build_week(args: Any, *, extra: list[Callable[[], Any]] | None = None,
     """Read the week the query names; `extra` calls run in the same concurrent round."""
     me = current_user()
     client = api()
-    team_id, start = _team_and_week(me, args)
+    team_id, start, day = _team_and_week(me, args)
     if team_id is None:  # an administrator, in no team: open on the first team there is
         team_id = default_team(me, client.list_teams(TeamListQuery(page_size=200)).items)
     begin, end = local_instant(start), local_instant(start + timedelta(days=7))
@@ -168,7 +316,8 @@ def build_week(args: Any, *, extra: list[Callable[[], Any]] | None = None,
     more = answers[5:]
     mine = my_teams(me, teams.items)
     team = next((t for t in teams.items if t.id == team_id), None)
-    week = Week(team=team, teams=mine, start=start,
+    view = args.get("view") if args.get("view") in ("day", "week") else None
+    week = Week(team=team, teams=mine, start=start, day=day, view=view,
                 providers=sorted(providers.items, key=lambda p: p.name or p.email),
                 shifts=shifts.items, time_off=time_off.items, roles=roles.items)
     week.rows = [(str(p.id), p.name or p.email) for p in week.providers]
@@ -189,20 +338,23 @@ def build_week(args: Any, *, extra: list[Callable[[], Any]] | None = None,
 
 
 def _open_form(week: Week, form: OpenShiftForm | None = None) -> OpenShiftForm:
-    form = form or OpenShiftForm(formdata=None, prefix="open", date=max(week.start, today()),
+    form = form or OpenShiftForm(formdata=None, prefix="open",
+                                 date=max(week.day or week.start, today()),
                                  start_time=time(7), end_time=time(19))
-    form.role.choices = options([(str(r.id), r.name) for r in week.roles])
+    # No role is chosen for the manager: an empty first choice, required.
+    form.role.choices = options([("", "Choose a role")]
+                                + [(str(r.id), r.name) for r in week.roles])
     return form
 
 
 @bp.get("/manage/schedule")
 def index() -> Response:
-    """The week grid of one of the manager's teams."""
+    """One day (an agenda) or the week (a grid) of one of the manager's teams."""
     week, _ = build_week(request.args)
     if week.team is None and week.teams:
         week.team = week.teams[0]
     week.open_form = _open_form(week)
-    return render(TEMPLATE, fragment="schedule_grid", week=week)
+    return render(TEMPLATE, fragment="schedule", week=week)
 
 
 @bp.get("/manage/schedule/roles.css")
@@ -329,7 +481,9 @@ def _editor(week: Week, shift: ShiftRead, form: ShiftEditForm | None = None, *,
     if conflict is not None:
         week.compare = compare(week, conflict, form)
     week.open_form = week.open_form or _open_form(week)
-    return render(TEMPLATE, fragment="shift_editor", week=week, status=status)
+    if week.view is None:  # the editor opens at the shift, so in one view
+        week.view = "week"
+    return render(TEMPLATE, fragment="schedule", week=week, status=status)
 
 
 @bp.get("/manage/schedule/shifts/<uuid:shift_id>/edit")
@@ -417,11 +571,21 @@ def update(shift_id: uuid.UUID) -> Response:
     week, (shift,) = build_week(request.args, extra=[lambda: client.get_shift(shift_id)])
     if not form.validate():
         return _editor(week, shift, form, status=422)
-    if not _changes(form, only_changed=True):
+    changed = _changes(form, only_changed=True)
+    if not changed:
         flash("Nothing to save: the shift is as it was.", "success")
         return _back_to(week)
+    body = _patch(shift, form, form.version.data)
+    if {"date", "start_time", "end_time", "provider"} & set(changed):
+        provider = _provider_of(form, shift)
+        start, end = body.start_date or shift.start_date, body.end_date or shift.end_date
+        warnings = save_warnings(client, week, start, end, provider)
+        subject = [str(shift_id), start.isoformat(), end.isoformat(), str(provider or "")]
+        if warnings and not confirmed(request.form.get("confirm"), subject, warnings):
+            week.warnings, week.confirm = warnings, sign(subject, warnings)
+            return _editor(week, shift, form)
     try:
-        client.update_shift(shift_id, _patch(shift, form, form.version.data))
+        client.update_shift(shift_id, body)
     except VersionConflict:
         latest = client.get_shift(shift_id)
         return _editor(week, latest, form, status=409, conflict=latest)
@@ -466,6 +630,11 @@ def create() -> Response:
     except ValueError:
         form.role.errors = ["Choose a role."]
         return render(TEMPLATE, fragment="open_shift", week=week, status=422)
+    warnings = save_warnings(client, week, start, end, None)
+    subject = ["open", str(week.team.id), start.isoformat(), end.isoformat(), str(role)]
+    if warnings and not confirmed(request.form.get("confirm"), subject, warnings):
+        week.open_warnings, week.open_confirm = warnings, sign(subject, warnings)
+        return render(TEMPLATE, fragment="open_shift", week=week)
     body = ShiftCreate(provider=None, team=week.team.id, start_date=start, end_date=end,
                        note=(form.note.data or "").strip() or None, segments=[
                            ShiftSegmentCreate(role=role, type="working", start_date=start,
@@ -478,5 +647,56 @@ def create() -> Response:
         apply_problem(form, problem)
         return render(TEMPLATE, fragment="open_shift", week=week, status=422)
     flash("Open shift posted. Providers of the team can claim it.", "success")
-    week.start = week_start(form.date.data)
+    week.start, week.day = week_start(form.date.data), form.date.data
     return _back_to(week)
+
+
+# -- warned saves -----------------------------------------------------------------------------
+
+LONG_SHIFT = timedelta(hours=16)
+
+
+def save_warnings(client: ApiClient, week: Week, start: datetime, end: datetime,
+                  provider: uuid.UUID | None) -> list[SaveWarning]:
+    """Why saving a shift from `start` to `end` for `provider` deserves a second look: longer
+    than 16 hours, starting in the past, or over the provider's approved time off (read from
+    the API, so leave approved a moment ago counts)."""
+    found: list[SaveWarning] = []
+    if end - start > LONG_SHIFT:
+        found.append(SaveWarning("long", minutes=int((end - start).total_seconds() // 60)))
+    if start < datetime.now(UTC):
+        found.append(SaveWarning("past", start=start))
+    if provider is not None:
+        leave = client.list_time_off_requests(TimeOffRequestListQuery(
+            provider_id=provider, status=["approved"], start_date=start, end_date=end,
+            page_size=20)).items
+        name = next((p.name or p.email for p in week.providers if p.id == provider),
+                    week.person(provider))
+        found.extend(SaveWarning("time_off", name=name, request=r) for r in leave
+                     if r.start_date < end and start < r.end_date)
+    return found
+
+
+def _signer() -> URLSafeSerializer:
+    return URLSafeSerializer(current_app.config["SECRET_KEY"], salt="manage-schedule-confirm")
+
+
+def _claim(subject: list[str], warnings: list[SaveWarning]) -> list[str]:
+    reasons = [w.kind + (f":{w.request.id}" if w.request else "") for w in warnings]
+    return [*subject, *sorted(reasons)]
+
+
+def sign(subject: list[str], warnings: list[SaveWarning]) -> str:
+    """The `confirm` value for saving `subject` (what is saved) despite `warnings`."""
+    return str(_signer().dumps(_claim(subject, warnings)))
+
+
+def confirmed(token: str | None, subject: list[str], warnings: list[SaveWarning]) -> bool:
+    """Whether `token` confirms exactly this save with exactly these warnings (the warnings
+    are found again for every save, so a changed value or new leave asks again)."""
+    if not token:
+        return False
+    try:
+        return bool(_signer().loads(token) == _claim(subject, warnings))
+    except BadSignature:
+        return False

@@ -26,7 +26,7 @@ STRATEGIES: list[tuple[str, str]] = [
 ]
 STATUSES: list[tuple[str, str]] = [
     ("pending", "Pending"), ("cancellation", "Cancellation requests"), ("approved", "Approved"),
-    ("rejected", "Rejected"), ("cancelled", "Cancelled"), ("any", "Any status"),
+    ("rejected", "Declined"), ("cancelled", "Cancelled"), ("any", "Any status"),
 ]
 
 
@@ -78,11 +78,11 @@ class TimeOffApproveForm(DecisionForm):
 
 
 class TimeOffRejectForm(DecisionForm):
-    """Reject a request with a reason the provider will read."""
+    """Decline (reject) a request with a reason the provider will read."""
 
     contract: ClassVar[type[BaseModel] | None] = TimeOffReject
 
-    rejection_reason = TextAreaField("Reason for the provider", validators=[
+    rejection_reason = TextAreaField("Reason for declining", validators=[
         DataRequired("Tell the provider why."), Length(max=500)])
 
     def to_contract(self, **extra: object) -> BaseModel:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import date, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from functools import partial
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit
@@ -43,6 +43,7 @@ from app.contract.users import UserMe
 from app.web.auth import api, current_user
 from app.web.filters import STATUS_WORDS as WORDS
 from app.web.filters import format_leave, site_today
+from app.web.forms import FilterChip, filter_chips
 from app.web.htmx import is_partial, render, render_macro, see_other
 from app.web.manage_schedule.calendar import local_instant, my_teams, zone
 from app.web.manage_time_off.forms import (
@@ -63,6 +64,8 @@ PAGE_SIZE = 20
 TEMPLATE = "manage_time_off/index.html"
 MACROS = "_macros/manager.html"
 DECIDABLE = {"pending"}
+FILTERS = ("status", "team", "provider", "policy", "start", "end")
+"""The queue's filters, in the order their chips show."""
 
 
 STATUS_WORDS = WORDS["request"]  # the words every page uses (app/web/filters.py)
@@ -114,6 +117,29 @@ class Row:
                 and self.request.cancellation_requested_at is not None)
 
     @property
+    def waiting(self) -> str | None:
+        """How long a pending request has waited for a decision (days since it was made)."""
+        if self.request.status != "pending":
+            return None
+        made = self.request.created_at.astimezone(zone()).date()
+        days = (site_today(zone()) - made).days
+        return "Waiting since today" if days <= 0 else \
+            f"Waiting {days} day{'s' if days != 1 else ''}"
+
+    @property
+    def starts(self) -> str | None:
+        """How soon the leave starts, for a request still to be decided."""
+        if self.request.status != "pending" and not self.asks_to_cancel:
+            return None
+        now = datetime.now(UTC)
+        if self.request.start_date <= now:
+            return "Started" if self.request.end_date > now else "Ended"
+        days = (self.request.start_date.astimezone(zone()).date() - site_today(zone())).days
+        if days <= 0:
+            return "Starts today"
+        return "Starts tomorrow" if days == 1 else f"Starts in {days} days"
+
+    @property
     def schedule_url(self) -> str:
         """The team schedule on the week the request starts."""
         day = self.request.start_date.astimezone(zone()).date()
@@ -162,6 +188,12 @@ class Queue:
     def back(self) -> str:
         """The queue as it is filtered now (first page), for forms to return to."""
         return self.url(cursor=None)
+
+    @property
+    def chips(self) -> list[FilterChip]:
+        """The active filters, each a link to the queue without it."""
+        return filter_chips(self.form, FILTERS, self.filters,
+                            url_for("manage_time_off.index"), defaults={"status": "pending"})
 
 
 def _uuid(text: str | None) -> uuid.UUID | None:
@@ -470,7 +502,7 @@ def _changed(req: TimeOffRequestRead, conflicts: list[ShiftRead], form: Any) -> 
 
 def _by(req: TimeOffRequestRead) -> str:
     if req.status == "rejected" and req.rejected_by is not None:
-        return f" (rejected by {req.rejected_by.name})"
+        return f" (declined by {req.rejected_by.name})"
     if req.status == "approved" and req.conflict_resolution:
         return f" ({STRATEGY_DONE[req.conflict_resolution]})"
     return ""
@@ -530,7 +562,7 @@ def _decide(request_id: uuid.UUID, form: TimeOffApproveForm | TimeOffRejectForm,
                     f"{STRATEGY_DONE[form.conflict_resolution.data]}") if shifts else ""
             return _decided(done, back, f"Approved {name}'s time off{what}.")
         done = client.reject_time_off_request(request_id, form.to_contract())
-        return _decided(done, back, f"Rejected {name}'s time off. They will see your reason.")
+        return _decided(done, back, f"Declined {name}'s time off. They will see your reason.")
     except ApiProblem as problem:
         return _problem(request_id, problem, back, **{kind: form})
 

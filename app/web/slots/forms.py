@@ -16,7 +16,6 @@ from wtforms import (
     IntegerField,
     RadioField,
     SelectField,
-    SelectMultipleField,
     StringField,
 )
 from wtforms.fields.choices import SelectChoice
@@ -24,7 +23,7 @@ from wtforms.validators import InputRequired, Length, NumberRange, Optional, Val
 
 from app.contract.common import parse_timestamp
 from app.web.appointment_types.skills import parse_option
-from app.web.forms import BaseForm
+from app.web.forms import BaseForm, MultiCheckboxField
 from app.web.slots.windows import QUICK_PICKS
 
 DEFAULT_LIMIT = 10
@@ -76,13 +75,13 @@ class SlotSearchForm(BaseForm):
                        validators=[Optional()])
     start = DateField("From", validators=[Optional()])
     end = DateField("To", validators=[Optional()])
-    provider = SelectMultipleField("Only these providers", validate_choice=False,
+    provider = MultiCheckboxField("Only these providers", validate_choice=False,
                                    validators=[_uuids])
-    skill = SelectMultipleField("Required skills (all of them)", validate_choice=False,
+    skill = MultiCheckboxField("Required skills (all of them)", validate_choice=False,
                                 validators=[_skills])
-    prefer_provider = SelectMultipleField("Preferred providers", validate_choice=False,
+    prefer_provider = MultiCheckboxField("Preferred providers", validate_choice=False,
                                           validators=[_uuids])
-    prefer_skill = SelectMultipleField("Preferred skills", validate_choice=False,
+    prefer_skill = MultiCheckboxField("Preferred skills", validate_choice=False,
                                        validators=[_skills])
     limit = IntegerField("Results", default=DEFAULT_LIMIT,
                          validators=[Optional(), NumberRange(1, MAX_LIMIT)])

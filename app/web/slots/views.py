@@ -36,13 +36,15 @@ from app.contract.providers import ProviderListQuery, ProviderWithRelations
 from app.web.appointment_types import skills
 from app.web.auth import api
 from app.web.filters import format_minutes
-from app.web.forms import apply_problem
+from app.web.forms import apply_problem, filter_chips
 from app.web.htmx import render, see_other
 from app.web.slots import windows
 from app.web.slots.forms import DEFAULT_LIMIT, MORE, BookingForm, SlotSearchForm, is_uuid
 
 bp = Blueprint("slots", __name__)
 
+FILTERS = ("provider", "skill", "prefer_provider", "prefer_skill")
+"""The search's provider and skill filters (folded away; each active one is a chip)."""
 PAGE = 200  # types and providers are read in one page each; the demo organisation fits easily
 
 
@@ -294,11 +296,12 @@ def search_page(args: MultiDict[str, str], *, status: int = 200, alert: str | No
                                                                providers.items, args)
     elif not valid:
         status = 422
-    filters_open = bool(form.provider.data or form.skill.data or form.prefer_provider.data
-                        or form.prefer_skill.data)
+    filters_open = any(form[name].errors for name in FILTERS)
+    chips = filter_chips(form, FILTERS, args, url_for("slots.index"))
     return render("slots/index.html", fragment="slot_results", status=status, form=form,
                   results=results, window=window, criteria=criteria, alert=alert,
-                  filters_open=filters_open, chosen=type_names.get(type_id or ""))
+                  filters_open=filters_open, chosen=type_names.get(type_id or ""), chips=chips,
+                  clear_url=args_with(args, **dict.fromkeys(FILTERS)))
 
 
 @bp.get("/slots")

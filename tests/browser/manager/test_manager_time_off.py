@@ -54,7 +54,7 @@ def test_approve_with_a_conflict_strategy(site, tab, arrange, artifacts, strateg
     row.get_by_label(labels[strategy], exact=True).check()
     page.screenshot(path=artifacts / f"manager-time-off-{strategy}-{site.mode}.png",
                     full_page=True, caret="initial")
-    tab.click(row.get_by_role("button", name="Approve"))
+    tab.click(row.get_by_role("button", name="Approve", exact=True))
     expect(row.get_by_text("Approved", exact=True)).to_be_visible()
     expect(badge).to_have_text(f"{before - 1} pending")
     expect(page.locator("#messages")).to_contain_text("Approved Pat Provider's time off")
@@ -89,11 +89,11 @@ def test_reject_with_a_reason_reaches_the_provider(site, tab, second_tab, arrang
     _queue_for(tab, "reject")
     row = tab.page.locator(f"#request-{request_id}")
     tab.click(row.get_by_role("link", name="Review and decide"))
-    tab.click(row.get_by_role("button", name="Reject"))
+    tab.click(row.get_by_role("button", name="Decline"))
     expect(row.get_by_text("Tell the provider why.").first).to_be_visible()
-    row.get_by_label("Reason for the provider").fill("Two nurses already off that day")
-    tab.click(row.get_by_role("button", name="Reject"))
-    expect(row.get_by_text("Rejected", exact=True)).to_be_visible()
+    row.get_by_label("Reason for declining").fill("Two nurses already off that day")
+    tab.click(row.get_by_role("button", name="Decline"))
+    expect(row.get_by_text("Declined", exact=True)).to_be_visible()
     seen = client_as(site, "provider@example.com").get_time_off_request(request_id)
     assert seen.status == "rejected"
     assert seen.rejection_reason == "Two nurses already off that day"
@@ -114,15 +114,15 @@ def test_decisions_work_without_javascript(site, no_js_tab, arrange):
     tab.click(tab.page.get_by_role("link", name="Review and decide"))
     row = tab.page.locator(f"#request-{request_id}")
     row.get_by_label("Delete the shifts", exact=True).check()
-    tab.click(row.get_by_role("button", name="Approve"))
+    tab.click(row.get_by_role("button", name="Approve", exact=True))
     expect(tab.page.locator("#messages")).to_contain_text("shifts deleted")
     assert shift_row(site, shift_id) is None
     other = arrange(lambda s: add_request(s, start=start + timedelta(days=1), note="No JS 2"))
     tab.goto(f"/manage/time-off/{other}")
     row = tab.page.locator(f"#request-{other}")
-    row.get_by_label("Reason for the provider").fill("Unit is short that day")
-    tab.click(row.get_by_role("button", name="Reject"))
-    expect(tab.page.locator("#messages")).to_contain_text("Rejected Pat Provider's time off")
+    row.get_by_label("Reason for declining").fill("Unit is short that day")
+    tab.click(row.get_by_role("button", name="Decline"))
+    expect(tab.page.locator("#messages")).to_contain_text("Declined Pat Provider's time off")
     seen = client_as(site, "provider@example.com").get_time_off_request(other)
     assert seen.rejection_reason == "Unit is short that day"
 
@@ -136,7 +136,7 @@ def test_decide_on_a_phone(site, phone, arrange):
     _queue_for(phone, "phone")
     row = phone.page.locator(f"#request-{request_id}")
     phone.click(row.get_by_role("link", name="Review and decide"))
-    button = row.get_by_role("button", name="Approve")
+    button = row.get_by_role("button", name="Approve", exact=True)
     phone.click(button)
     expect(row.get_by_text("Approved", exact=True)).to_be_visible()
     width = phone.page.evaluate("document.documentElement.scrollWidth")
@@ -173,6 +173,7 @@ def test_reversed_filter_dates_keep_the_page(site, phones, javascript):
     tab = phones(javascript=javascript)
     tab.sign_in("manager@example.com", start="/manage/time-off")
     page = tab.page
+    page.get_by_text("Filter", exact=True).click()  # the filters fold away on a phone
     page.get_by_label("Status").select_option(label="Any status")
     page.get_by_label("From").fill("2027-02-10")
     page.get_by_label("To").fill("2027-02-01")

@@ -146,3 +146,25 @@ def test_clock_page_on_a_phone(site, phone, artifacts):
     assert box["width"] >= 300
     assert box["height"] >= 48
     phone.page.screenshot(path=str(artifacts / "provider-clock-phone.png"), full_page=True)
+
+
+@pytest.mark.parametrize("javascript", [True, False], ids=["js", "no-js"])
+def test_clock_out_sums_up_and_undo_clocks_in_again(site, tab, no_js_tab, javascript):
+    if site.mode == "split":
+        pytest.skip("the Now journeys run it on both servers; the panel is the same")
+    browse = tab if javascript else no_js_tab
+    email = account(site, "Undo Nurse")
+    shift(site, email, start=now() - hours(0.02))
+    browse.sign_in(email, start="/clock")
+    _press(browse, "Clock in")
+    _press(browse, "Clock out")
+    _expect_buttons(browse.page, ["Clock in"])
+    ended = browse.page.get_by_role("region", name=re.compile("^Shift ended at"))
+    expect(ended).to_contain_text("Clocked in on time")
+    expect(ended).to_contain_text("You can undo until")
+    browse.click(ended.get_by_role("button", name="Undo clock-out"))
+    _expect_buttons(browse.page, ["Start break", "Clock out"])
+    expect(browse.page.get_by_role("status")).to_contain_text("Clock-out undone.")
+    today = browse.page.get_by_role("region", name="Today's punches")
+    expect(today.get_by_role("listitem")).to_have_count(1)
+    assert browse.path() == "/clock"

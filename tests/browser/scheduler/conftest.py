@@ -90,3 +90,9 @@ def book(site: Any) -> Callable[..., uuid.UUID]:
             return appointment.id
 
     return run
+
+
+def type_card(page: Any, name: str) -> Any:
+    """The card of the appointment type `name` on the list of appointment types."""
+    return page.get_by_role("list", name="Appointment types").get_by_role("listitem").filter(
+        has=page.get_by_role("heading", name=name, exact=True))

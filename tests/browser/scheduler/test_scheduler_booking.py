@@ -55,12 +55,15 @@ def test_search_book_find_reschedule_cancel(site, tab, arrange, artifacts):
     page.screenshot(path=artifacts / f"scheduler-booked-{site.mode}.png", full_page=True)
 
     tab.click(page.get_by_role("navigation", name="Main").get_by_role("link", name="Appointments"))
+    page.get_by_text("Filter", exact=True).click()  # the filters fold away under "Filter"
     page.get_by_label("Member id").fill(f"M-{key}")
     if not tab.javascript:
-        tab.click(page.get_by_role("button", name="Filter"))
+        tab.click(page.get_by_role("button", name="Show appointments"))
     expect(page).to_have_url(re.compile(f"member=M-{key}"))  # the filters are kept in the URL
     tab.settle()
-    rows = page.locator("#appointment-table tbody tr")
+    expect(page.get_by_role("list", name="Active filters").get_by_role("link", name=re.compile(
+        f"^Member id: M-{key}"))).to_be_visible()
+    rows = page.get_by_role("list", name="Matching appointments").get_by_role("listitem")
     expect(rows).to_have_count(1)
     expect(rows.first).to_contain_text(setup.type_name)
 
@@ -180,13 +183,17 @@ def test_a_skill_requirement_narrows_the_results(site, tab, arrange):
     results = page.locator("#slot-results")
     expect(results).to_contain_text("Sched Plain")
     expect(results).to_contain_text("Sched Signer")
-    page.get_by_text("Providers and skills").click()
-    page.get_by_label("Required skills (all of them)").select_option("language=ASL-skills")
+    page.get_by_text("Filter: providers and skills").click()
+    required = page.get_by_role("group", name="Required skills (all of them)")
+    required.get_by_label("language: ASL-skills").check()
     tab.settle()
     expect(results).not_to_contain_text("Sched Plain")
     expect(results).to_contain_text("Sched Signer")
     tab.audit()
-    page.get_by_label("Required skills (all of them)").select_option("badge=skills")
+    expect(results.get_by_role("link", name=re.compile(
+        "^Required skills \\(all of them\\): language: ASL-skills"))).to_be_visible()
+    required.get_by_label("language: ASL-skills").uncheck()
+    required.get_by_label("badge: skills").check()
     page.get_by_label("From", exact=True).fill("2027-02-09")
     page.get_by_label("To", exact=True).fill("2027-02-09")
     tab.settle()

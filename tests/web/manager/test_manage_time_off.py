@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import html
+import re
 import uuid
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime, time, timedelta
+from zoneinfo import ZoneInfo
 
 from app.api import models as m
 from tests.factories import uid
@@ -319,3 +321,65 @@ def test_stale_page_link_falls_back_to_the_first_page(mweb):
     answer = mweb.client.get("/manage/time-off?status=any&cursor=not-a-real-cursor")
     assert answer.status_code == 200
     assert "Time-off queue" in answer.get_data(as_text=True)
+
+
+def test_filters_fold_away_and_show_chips_that_each_remove_one(mweb):
+    mweb.sign_in("manager@example.com")
+    body = html.unescape(mweb.client.get(
+        "/manage/time-off?status=any&start=2026-06-01&end=2026-06-30").get_data(as_text=True))
+    assert '<details class="folded-filters">' in body  # folded: the requests come first
+    assert "<summary>" in body
+    assert "3 on" in body
+    chips = body[body.index('aria-label="Active filters"'):]
+    chips = chips[:chips.index("</ul>")]
+    assert "Status: Any status" in chips
+    assert 'href="/manage/time-off?start=2026-06-01&end=2026-06-30&status="' in chips
+    assert 'href="/manage/time-off?status=any&end=2026-06-30&start="' in chips
+    assert 'href="/manage/time-off?status=any&start=2026-06-01&end="' in chips
+    assert "Clear all" in chips
+    assert "endDate" not in body
+
+
+def test_filters_open_when_they_need_fixing_and_the_default_is_no_chip(mweb):
+    mweb.sign_in("manager@example.com")
+    bad = mweb.client.get("/manage/time-off?start=2026-06-10&end=2026-06-01")
+    assert bad.status_code == 422
+    assert '<details class="folded-filters" open>' in bad.get_data(as_text=True)
+    plain = mweb.client.get("/manage/time-off?status=pending").get_data(as_text=True)
+    assert 'aria-label="Active filters"' not in plain  # pending is what the queue shows anyway
+
+
+def test_cards_say_how_long_each_request_waited_and_how_soon_it_starts(mweb, arrange):
+    zone = ZoneInfo("America/New_York")
+    today = datetime.now(UTC).astimezone(zone).date()
+    soon = datetime.combine(today + timedelta(days=5), time(), tzinfo=zone).astimezone(UTC)
+
+    def two(s, w):
+        fresh = add_request(s, w, start=soon, note="Soon")
+        old = add_request(s, w, start=soon + timedelta(days=3), note="Asked long ago")
+        s.get(m.TimeOffRequest, old).created_at = datetime.now(UTC) - timedelta(days=3)
+        return fresh, old
+
+    fresh, old = arrange(two)
+    mweb.sign_in("manager@example.com")
+    body = mweb.client.get("/manage/time-off").get_data(as_text=True)
+    assert body.count(" data-record>") >= 2
+    card = body[body.index(f'id="request-{fresh}"'):]
+    card = card[:card.index("</li>")]
+    assert "Waiting since today · Starts in 5 days" in card
+    card = body[body.index(f'id="request-{old}"'):]
+    card = card[:card.index("</li>")]
+    assert "Waiting 3 days · Starts in 8 days" in card
+
+
+def test_approve_and_decline_sit_side_by_side_with_the_reason_under_both(mweb, arrange):
+    request_id = arrange(lambda s, w: add_request(s, w, start=DAY))
+    mweb.sign_in("manager@example.com")
+    body = _opened(mweb, request_id, **HX).get_data(as_text=True)
+    buttons = body.index('class="mgr-decision-buttons"')
+    approve = body.index(f'form="approve-{request_id}">Approve</button>')
+    decline = body.index(f'form="decline-{request_id}" class="secondary"')
+    reason = body.index(f'id="reason-{request_id}"')
+    assert buttons < approve < decline < reason
+    assert re.search(rf'<textarea[^>]*form="decline-{request_id}"', body)  # the decline's
+    assert "Reason for declining" in body

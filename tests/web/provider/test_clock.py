@@ -4,6 +4,8 @@ confirmation, refused punches shown inline, CSRF."""
 from __future__ import annotations
 
 import re
+import uuid
+from datetime import timedelta
 
 from tests.web.provider.conftest import fresh_provider, hours, now, shift_for
 
@@ -184,3 +186,172 @@ def test_today_totals_pair_punches_and_count_a_running_break():
                        upcoming=None, today=punches)
     assert state.totals == (450 + 60, 30 + 40)
     assert state.status == "You are on a break."
+
+
+# Timers, the shift just ended and Undo ------------------------------------------------------------
+
+def _punches(pweb, email):
+    """The provider's punches in the database, oldest first: (id, action, time)."""
+    from sqlalchemy import select
+
+    from app.api import models as m
+    from tests.factories import uid
+    from tests.web.provider.conftest import arrange
+
+    return arrange(pweb, lambda session: [
+        (p.id, p.action, p.time) for p in session.scalars(
+            select(m.TimecardPunch).where(m.TimecardPunch.provider_id == uid(f"user:{email}"))
+            .order_by(m.TimecardPunch.time))])
+
+
+def _move_punches(pweb, email, back):
+    """Move every punch of `email` `back` into the past, as if made that long ago."""
+    from sqlalchemy import select
+
+    from app.api import models as m
+    from tests.factories import uid
+    from tests.web.provider.conftest import arrange
+
+    def move(session):
+        for p in session.scalars(select(m.TimecardPunch)
+                                 .where(m.TimecardPunch.provider_id == uid(f"user:{email}"))):
+            p.time = p.time - back
+
+    arrange(pweb, move)
+
+
+def _undo(pweb, punch_id, *, partial: bool = False, **extra: str):
+    headers = {"HX-Request": "true"} if partial else {}
+    return pweb.client.post("/clock/undo", data={"csrf_token": pweb.csrf(),
+                                                 "punch_id": str(punch_id), **extra},
+                            headers=headers)
+
+
+def _clocked_out_shift(pweb):
+    """A provider who clocked in, took a break and clocked out just now; returns the email."""
+    email = fresh_provider(pweb)
+    shift_for(pweb, email, start=now() - hours(0.05))
+    pweb.sign_in(email)
+    for action in ("clock_in", "break_start", "break_end", "clock_out"):
+        assert _punch(pweb, action).status_code == 303
+    return email
+
+
+def test_status_after_a_break_says_on_shift_since_the_clock_in(pweb):
+    email = fresh_provider(pweb)
+    shift_for(pweb, email, start=now() - hours(0.05))
+    pweb.sign_in(email)
+    _punch(pweb, "clock_in")
+    _move_punches(pweb, email, hours(2))
+    clock_in = _punches(pweb, email)[0][2]
+    _punch(pweb, "break_start")
+    html = pweb.client.get("/clock").get_data(as_text=True)
+    assert "You are on a break." in html
+    assert "Break since" in html
+    _punch(pweb, "break_end")
+    html = pweb.client.get("/clock").get_data(as_text=True)
+    from app.web.filters import format_time
+
+    said = format_time(clock_in, pweb.app.config["SHIFTDESK"].zone)
+    begin = html.index('id="clock-status"')
+    status = html[begin:html.index("</h2>", begin)]
+    assert "You are clocked in." in status
+    instant = clock_in.replace(microsecond=0).isoformat()
+    assert f'On shift since <time datetime="{instant}">{said}</time>' in status
+
+
+def test_running_timers_tick_from_the_worked_time_and_say_as_of_without_javascript(pweb):
+    email = fresh_provider(pweb)
+    shift_for(pweb, email, start=now() - hours(0.05))
+    pweb.sign_in(email)
+    _punch(pweb, "clock_in")
+    _move_punches(pweb, email, timedelta(hours=1, minutes=5))
+    html = pweb.client.get("/clock").get_data(as_text=True)
+    timer = r'<time class="pv-timer" datetime="PT1H5M(\d+)S" data-ticking>([^<]+)</time>'
+    assert re.search(timer, html) is not None
+    assert "Worked this shift" in html
+    assert re.search(r"As of <time datetime=\"[^\"]+\">\d{1,2}:\d\d [AP]M</time>", html)
+    _punch(pweb, "break_start")
+    html = pweb.client.get("/clock").get_data(as_text=True)
+    # On a break the worked time stands still and the break's timer runs.
+    assert re.search(r'<time class="pv-timer" datetime="PT1H5M\d+S">', html)
+    assert re.search(r'<time class="pv-timer" datetime="PT0H0M\d+S" data-ticking>', html)
+    assert "On break" in html
+
+
+def test_clock_out_sums_up_the_shift_and_offers_undo(pweb):
+    email = _clocked_out_shift(pweb)
+    html = pweb.client.get("/clock").get_data(as_text=True)
+    assert "Shift ended at" in html
+    assert "Worked 0m · Breaks 0m" in html
+    assert "Clocked in on time" in html
+    assert re.search(r"Clocked out [^<]+ early", html)  # the 8-hour shift has hours to go
+    assert "Undo clock-out" in html
+    out = _punches(pweb, email)[-1]
+    assert out[1] == "clock_out"
+    assert f'name="punch_id" value="{out[0]}"' in html
+
+
+def test_undo_takes_back_the_clock_out_and_clocks_in_again(pweb):
+    email = _clocked_out_shift(pweb)
+    out_id = _punches(pweb, email)[-1][0]
+    answer = _undo(pweb, out_id)
+    assert answer.status_code == 303
+    assert answer.headers["Location"].endswith("/clock")
+    html = pweb.client.get("/clock").get_data(as_text=True)
+    assert "Clock-out undone. You are clocked in again" in html
+    assert _buttons(html) == ["break_start", "clock_out"]
+    assert "You are clocked in." in html
+    assert [a for _id, a, _t in _punches(pweb, email)] == ["clock_in", "break_start",
+                                                           "break_end"]
+
+
+def test_undo_with_htmx_answers_with_the_panel(pweb):
+    email = _clocked_out_shift(pweb)
+    answer = _undo(pweb, _punches(pweb, email)[-1][0], partial=True)
+    body = answer.get_data(as_text=True)
+    assert answer.status_code == 200
+    assert body.lstrip().startswith('<section id="clock-panel"')
+    assert _buttons(body) == ["break_start", "clock_out"]
+    assert "Clock-out undone." in body  # out of band, in #messages
+
+
+def test_undo_after_the_window_is_refused_inline_and_keeps_the_clock_out(pweb):
+    email = _clocked_out_shift(pweb)
+    _move_punches(pweb, email, timedelta(minutes=3))
+    out_id = _punches(pweb, email)[-1][0]
+    html = pweb.client.get("/clock").get_data(as_text=True)
+    assert "Shift ended at" in html
+    assert "Undo clock-out" not in html
+    answer = _undo(pweb, out_id)
+    body = answer.get_data(as_text=True)
+    assert answer.status_code == 409
+    assert "This clock-out can no longer be undone" in body
+    assert 'role="alert"' in body
+    assert "<title>Error: Clock" in body
+    assert _buttons(body) == ["clock_in"]
+    assert [a for _id, a, _t in _punches(pweb, email)][-1] == "clock_out"
+
+
+def test_undo_of_another_punch_is_refused_and_deletes_nothing(pweb):
+    email = _clocked_out_shift(pweb)
+    punches = _punches(pweb, email)
+    clock_in_id = punches[0][0]
+    for tampered in (clock_in_id, uuid.uuid4(), "../../shifts"):
+        answer = _undo(pweb, tampered, partial=True)
+        body = answer.get_data(as_text=True)
+        assert answer.status_code == 200
+        assert "This clock-out can no longer be undone" in body
+    assert _punches(pweb, email) == punches
+
+
+def test_start_break_and_clock_out_are_apart(pweb):
+    email = fresh_provider(pweb)
+    shift_for(pweb, email, start=now() - hours(0.05))
+    pweb.sign_in(email)
+    _punch(pweb, "clock_in")
+    html = pweb.client.get("/clock").get_data(as_text=True)
+    actions = html[html.index('class="pv-clock-actions"'):]
+    # Clock out stands alone below the others, in its own group.
+    assert actions.index('value="break_start"') < actions.index('class="pv-clock-end"') \
+        < actions.index('value="clock_out"')

@@ -272,3 +272,46 @@ def test_calendar_export_has_time_off_as_all_day_and_timed_events(pweb):
     timed = text[text.index(f"UID:time-off-{part}@"):]
     timed = timed[:timed.index("END:VEVENT")]
     assert f"DTSTART:{start.astimezone(UTC):%Y%m%dT%H%M%SZ}" in timed
+
+
+# Night shifts: "+1" after an end on the next day -------------------------------------------------
+
+def _night(pweb, email):
+    """A 12-hour shift of `email` (open when None) from 7 PM local, three days from now."""
+    zone = pweb.app.config["SHIFTDESK"].zone
+    day = (now() + timedelta(days=3)).astimezone(zone).date()
+    start = datetime.combine(day, time(19), tzinfo=zone).astimezone(UTC)
+    return shift_for(pweb, email, start=start, hours=12, break_at=None)
+
+
+def _card(page: str, element_id: str) -> str:
+    begin = page.index(f'id="{element_id}"')
+    return page[begin:page.index("</li>", begin)]
+
+
+def test_night_shift_ends_plus_one_on_my_shifts_and_open_shifts(pweb):
+    email = fresh_provider(pweb)
+    mine = _night(pweb, email)
+    day = _night(pweb, None)
+    pweb.sign_in(email)
+    listed = pweb.client.get("/shifts/mine?view=list").get_data(as_text=True)
+    card = _card(listed, f"shift-{mine}")
+    heading = re.sub(r"<[^>]+>", "", card[card.index("<h3"):card.index("</h3>")])
+    assert re.search("7:00 PM \u2013 7:00 AM \\+1 day$", heading.strip()), heading
+    opened = pweb.client.get("/shifts/open").get_data(as_text=True)
+    card = _card(opened, f"open-shift-{day}")
+    assert 'data-record' in card
+    assert re.search(r'<span class="next-day">\+1<span class="visually-hidden"> day</span>', card)
+
+
+def test_day_shift_has_no_plus_one(pweb):
+    email = fresh_provider(pweb)
+    zone = pweb.app.config["SHIFTDESK"].zone
+    day = (now() + timedelta(days=3)).astimezone(zone).date()
+    start = datetime.combine(day, time(7), tzinfo=zone).astimezone(UTC)
+    sid = shift_for(pweb, email, start=start, hours=12, break_at=None)
+    pweb.sign_in(email)
+    listed = pweb.client.get("/shifts/mine?view=list").get_data(as_text=True)
+    card = _card(listed, f"shift-{sid}")
+    assert "7:00 PM" in card
+    assert "+1" not in card

@@ -44,11 +44,11 @@ def test_list_next_page_continues_the_list(sched: Web) -> None:
                 end_date=begin + timedelta(minutes=15), location="Room 1"))
     body = sched.client.get("/appointments", query_string={
         "start": "2026-03-01", "end": "2026-03-31"}).get_data(as_text=True)
-    assert body.count('<tr id="appointment-') == 25
+    assert body.count('<li id="appointment-') == 25
     found = re.search(r'href="([^"]*cursor=[^"]*)">Next page', body)
     assert found is not None
     second = sched.client.get(found.group(1).replace("&amp;", "&")).get_data(as_text=True)
-    assert second.count('<tr id="appointment-') == 3
+    assert second.count('<li id="appointment-') == 3
     assert "late-2" in second
     assert "First page" in second
     assert 'value="2026-03-31"' in second  # the filters stay on every page
@@ -225,3 +225,33 @@ def test_version_conflict_with_a_tampered_seen_field_says_so_and_shows_no_made_u
     assert "could not tell what you saw before" in body
     assert "2000" not in body  # nothing read from the unsigned token
     assert "Reload the latest version" in body
+
+
+def test_list_is_cards_with_folded_filters_and_chips(sched: Web) -> None:
+    body = sched.client.get("/appointments", query_string={
+        "member": "member-003", "start": "2026-03-01", "end": "2026-03-31"}).get_data(
+            as_text=True)
+    assert '<details class="folded-filters">' in body
+    assert body.count(" data-record>") == 1
+    chips = body[body.index('aria-label="Active filters"'):]
+    chips = chips[:chips.index("</ul>")].replace("&amp;", "&")
+    assert "Member id: member-003" in chips
+    assert 'href="/appointments?start=2026-03-01&end=2026-03-31&member="' in chips
+    assert 'href="/appointments?member=member-003&end=2026-03-31&start="' in chips
+    assert 'href="/appointments?start="' in chips  # clear all: not even today's default
+
+
+def test_chips_come_with_the_fragment(sched: Web) -> None:
+    body = sched.client.get("/appointments", query_string={"status": "cancelled"},
+                            headers={"HX-Request": "true"}).get_data(as_text=True)
+    assert body.lstrip().startswith('<section id="appointment-table"')
+    assert "Status: Cancelled" in body
+    assert "<details" not in body
+
+
+def test_first_visit_shows_today_as_a_removable_filter(sched: Web) -> None:
+    body = sched.client.get("/appointments").get_data(as_text=True).replace("&amp;", "&")
+    assert "From: " in body
+    assert 'href="/appointments?start="' in body
+    cleared = sched.client.get("/appointments?start=").get_data(as_text=True)
+    assert 'aria-label="Active filters"' not in cleared

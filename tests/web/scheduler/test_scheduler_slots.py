@@ -3,6 +3,7 @@ kept in the URL, why-empty explanations, booking with 303, inline errors, taken 
 
 from __future__ import annotations
 
+import html
 import re
 from urllib.parse import parse_qs, urlsplit
 
@@ -157,7 +158,7 @@ def test_empty_result_says_everyone_is_booked(sched: Web) -> None:
 def test_preferred_provider_is_ranked_first(sched: Web) -> None:
     nurse = str(uid("user:ed.nurse3@example.com"))
     page = search(sched, prefer_provider=nurse)
-    first = re.search(r'class="slot slot-best">.*?<strong>([^<]+)</strong>', page, re.S)
+    first = re.search(r'class="slot slot-best"[^>]*>.*?<strong>([^<]+)</strong>', page, re.S)
     assert first is not None
     assert first.group(1) == "Ed Nurse 3"
 
@@ -166,5 +167,20 @@ def test_required_providers_limit_the_results(sched: Web) -> None:
     nurse = str(uid("user:ed.nurse2@example.com"))
     page = search(sched, provider=nurse, limit="50")
     assert set(re.findall(r"<strong>([^<]+)</strong>", page)) == {"Ed Nurse 2"}
-    assert f'<option selected value="{nurse}">' in page or f'value="{nurse}" selected' in page
+    assert f'value="{nurse}" checked' in page
 
+
+
+def test_provider_and_skill_filters_are_checkboxes_with_chips(sched: Web) -> None:
+    nurse = str(uid("user:ed.nurse2@example.com"))
+    page = search(sched, provider=nurse, skill="language=French")
+    assert re.search(rf'<input type="checkbox" id="provider-\d+" name="provider" '
+                     rf'value="{nurse}" checked>', page)
+    form = page.split('id="slot-search"')[1].split("</form>")[0]
+    assert form.count("<select") == 1  # the type; every multiple choice is a checkbox list
+    chips = page[page.index('aria-label="Provider and skill filters"'):]
+    chips = html.unescape(chips[:chips.index("</ul>")])
+    assert "Only these providers: Ed Nurse 2" in chips
+    assert "Required skills (all of them): language: French" in chips
+    assert f"provider={nurse}" in chips  # removing the skill keeps the provider …
+    assert "skill=language" in chips  # … and the other way round
