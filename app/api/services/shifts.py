@@ -33,7 +33,6 @@ from app.api.services import locator, sign_offs
 from app.api.services.people import held_roles
 from app.api.subjects import PROVIDER, SHIFT
 from app.api.wire_text import Document, among, wire_id, wire_time
-from app.contract.common import format_timestamp
 from app.contract.problems import REGISTRY, FieldError, ProblemCode
 from app.contract.shifts import (
     ClaimCheckRefusal,
@@ -308,14 +307,8 @@ def _lock(session: Session, shift_id: uuid.UUID) -> Shift:
 def _refuse_if_signed_off(session: Session, spans: Sequence[tuple[uuid.UUID | None, datetime,
                                                                    datetime]]) -> None:
     """Raise `timesheet-signed-off` when a `(provider, start, end)` span touches an active
-    sign-off of that provider, after locking the providers' rows (as punch writes and
-    sign-offs do) so that no sign-off begins in between."""
-    spans = [s for s in spans if s[0] is not None]
-    sign_offs.lock_providers(session, [p for p, _, _ in spans if p is not None])
-    for provider, start, end in spans:
-        sign_offs.refuse_if_signed_off(
-            session, provider_ids=[provider], start=start, end=end,
-            what=f"The shift from {format_timestamp(start)} to {format_timestamp(end)}")
+    sign-off of that provider (see `sign_offs.refuse_shifts_if_signed_off`)."""
+    sign_offs.refuse_shifts_if_signed_off(session, spans)
 
 
 _TIMESHEET_CHANGES = frozenset({"provider_id", "start_date", "end_date", "is_callout"})
