@@ -339,6 +339,31 @@ def test_claim_of_a_shift_in_a_signed_off_range_is_refused(fresh_api, world):
     assert response.status_code == 200, response.get_json()
 
 
+def test_claim_checks_report_a_signed_off_range_as_the_claim_answers_it(fresh_api, world):
+    shift_id, start = _open_future_shift(fresh_api, world)
+    made = _signed(fresh_api, world.ed, {"startDate": _wire(start - timedelta(days=1)),
+                                         "endDate": _wire(start + timedelta(days=1))},
+                   providerIds=[str(world.provider)])
+
+    def check() -> dict[str, Any]:
+        response = fresh_api.get("/v1/shifts/claim-checks", user=PROVIDER,
+                                 query_string={"shiftIds": shift_id})
+        assert response.status_code == 200, response.get_json()
+        [item] = response.get_json()["items"]
+        return item
+
+    item = check()
+    assert item["claimable"] is False
+    [refusal] = item["refusals"]
+    claimed = _problem(fresh_api.post(f"/v1/shifts/{shift_id}/claim", user=PROVIDER, json={}),
+                       409, "timesheet-signed-off")
+    assert refusal == {"code": "timesheet-signed-off", "title": claimed["title"],
+                       "detail": claimed["detail"], "signOffId": made["id"]}
+    assert claimed["signOffId"] == made["id"]
+    assert fresh_api.delete(f"{SIGN_OFFS}/{made['id']}", user=ADMIN).status_code == 204
+    assert check() == {"shiftId": shift_id, "claimable": True, "refusals": []}
+
+
 def test_approve_time_off_that_changes_signed_off_shifts_is_refused_until_reopened(fresh_api,
                                                                                    world):
     made = _signed(fresh_api, world.ed, providerIds=[str(world.provider)])

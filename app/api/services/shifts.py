@@ -579,8 +579,8 @@ def _role_names(session: Session, shifts: Sequence[Shift]) -> dict[uuid.UUID, st
 def _claimant(session: Session, provider: m.Provider, shifts: Sequence[Shift], *,
               zone: ZoneInfo, assigned: bool = False) -> rules.Claimant:
     """The provider as the claim rules see them for `shifts`: roles (any, when a manager
-    assigns the shift), skills, and their own shifts and approved time off around the span the
-    shifts cover."""
+    assigns the shift), skills, and their own shifts, approved time off and active timesheet
+    sign-offs around the span the shifts cover."""
     start = min(s.start_date for s in shifts)
     end = max(s.end_date for s in shifts)
     others = session.execute(
@@ -606,6 +606,8 @@ def _claimant(session: Session, provider: m.Provider, shifts: Sequence[Shift], *
         time_off=[(r.id, time_off_rules.blocked_window(
             r.start_date, r.end_date, zone=zone, is_full_day=time_off_rules.is_full_day_default(
                 r.is_full_day, r.policy.accrual_unit))) for r in leave],
+        signed_off=[(i, Interval(a, b)) for i, a, b in sign_offs.active_spans(
+            session, provider_id=provider.id, start=start, end=end)],
     )
 
 
@@ -627,9 +629,10 @@ def claim_shift(session: Session, *, actor: Actor, shift_id: uuid.UUID, body: Sh
     Raises `shift-not-found`,
     `unauthorized`, `validation` (no provider to claim for), then the first of the claim rules'
     refusals: `shift-already-claimed`, `shift-already-started`, `shift-claim-window-closed`,
-    `shift-role-not-held`, `shift-missing-skills`, `shift-time-off-conflict` and
-    `shift-schedule-conflict`; then `timesheet-signed-off` (the shift touches an active
-    sign-off of the claimant).
+    `shift-role-not-held`, `shift-missing-skills`, `shift-time-off-conflict`,
+    `shift-schedule-conflict` and `timesheet-signed-off` (the shift touches an active sign-off
+    of the claimant). The claimant's row is locked before the sign-offs are read (the lock
+    sign-offs take), so no sign-off begins in between.
     """
     shift = _lock(session, shift_id)
     claimant_id = body.provider or actor.provider_id
@@ -652,7 +655,6 @@ def claim_shift(session: Session, *, actor: Actor, shift_id: uuid.UUID, body: Sh
         now=now, default_notice_minutes=default_notice_minutes)
     if refusal is not None:
         raise ProblemError(refusal.code, refusal.detail, **refusal.members)
-    _refuse_if_signed_off(session, [(claimant_id, shift.start_date, shift.end_date)])
     shift.provider_id = claimant_id
     shift.claimed_at = now
     shift.updated_at = now

@@ -122,6 +122,16 @@ def refuse_shifts_if_signed_off(
             what=f"The shift from {format_timestamp(start)} to {format_timestamp(end)}")
 
 
+def active_spans(session: Session, *, provider_id: uuid.UUID, start: datetime, end: datetime,
+                 ) -> list[tuple[uuid.UUID, datetime, datetime]]:
+    """`(id, startDate, endDate)` of the provider's active sign-offs overlapping
+    `[start, end)`, earliest first (the order `signed_off` picks from)."""
+    return [(i, a, b) for i, a, b in session.execute(
+        select(TimesheetSignOff.id, TimesheetSignOff.start_date, TimesheetSignOff.end_date)
+        .where(_active_overlapping([provider_id], start, end))
+        .order_by(TimesheetSignOff.start_date, TimesheetSignOff.id)).tuples()]
+
+
 # Signing off -----------------------------------------------------------------------------------
 
 
