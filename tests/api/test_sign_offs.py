@@ -20,6 +20,8 @@ from tests.factories import START, uid
 
 SIGN_OFFS = "/v1/timekeeping/timesheet/sign-offs"
 PUNCHES = "/v1/timekeeping/timecard/punches"
+REQUESTS = "/v1/time-off/requests"
+PTO = str(uid("policy:pto"))
 ADMIN = "admin@example.com"
 MANAGER = "manager@example.com"
 ICU_MANAGER = "icu.manager@example.com"
@@ -72,6 +74,34 @@ def _segments(start: datetime, end: datetime) -> list[dict[str, str]]:
     """One working segment as a Registered Nurse of the Emergency team."""
     return [{"role": str(uid("role:Emergency:Registered Nurse")), "type": "working",
              "startDate": _wire(start), "endDate": _wire(end)}]
+
+
+def _day_shifts(api: Any) -> list[tuple[Any, ...]]:
+    """Every shift of 2 March as (id, provider, callout, version): what approving leave acts on."""
+    with api.db.unit_of_work() as session:
+        return sorted(session.execute(select(
+            m.Shift.id, m.Shift.provider_id, m.Shift.is_callout, m.Shift.version).where(
+            m.Shift.start_date < START + timedelta(hours=17),
+            m.Shift.end_date > START - timedelta(hours=7))).tuples(), key=str)
+
+
+def _leave_request(api: Any) -> str:
+    """A pending PTO request of provider@example.com for 2 March (the signed-off FIRST_DAY)."""
+    response = api.post(REQUESTS, user=PROVIDER, json={"policyId": PTO, **FIRST_DAY})
+    assert response.status_code == 201, response.get_json()
+    return str(response.get_json()["id"])
+
+
+def _open_future_shift(api: Any, world: Any) -> tuple[str, datetime]:
+    """An open Emergency nurse shift three days ahead, claimable by provider@example.com."""
+    start = (datetime.now(UTC) + timedelta(days=3)).replace(minute=0, second=0, microsecond=0)
+    created = api.post("/v1/shifts", user=MANAGER, json={
+        "team": str(world.ed), "startDate": _wire(start),
+        "endDate": _wire(start + timedelta(hours=8)),
+        "segments": [{"role": str(world.ed_nurse_role), "type": "working",
+                      "startDate": _wire(start), "endDate": _wire(start + timedelta(hours=8))}]})
+    assert created.status_code == 201, created.get_json()
+    return str(created.get_json()["id"]), start
 
 
 def _shift_id(api: Any, provider: uuid.UUID, start: datetime) -> str:
@@ -297,14 +327,8 @@ def test_shift_writes_touching_a_signed_off_range_are_refused_until_reopened(fre
 
 
 def test_claim_of_a_shift_in_a_signed_off_range_is_refused(fresh_api, world):
-    start = (datetime.now(UTC) + timedelta(days=3)).replace(minute=0, second=0, microsecond=0)
-    created = fresh_api.post("/v1/shifts", user=MANAGER, json={
-        "team": str(world.ed), "startDate": _wire(start),
-        "endDate": _wire(start + timedelta(hours=8)),
-        "segments": [{"role": str(world.ed_nurse_role), "type": "working",
-                      "startDate": _wire(start), "endDate": _wire(start + timedelta(hours=8))}]})
-    assert created.status_code == 201, created.get_json()
-    claim = f"/v1/shifts/{created.get_json()['id']}/claim"
+    shift_id, start = _open_future_shift(fresh_api, world)
+    claim = f"/v1/shifts/{shift_id}/claim"
     made = _signed(fresh_api, world.ed, {"startDate": _wire(start - timedelta(days=1)),
                                          "endDate": _wire(start + timedelta(days=1))},
                    providerIds=[str(world.provider)])
@@ -313,6 +337,70 @@ def test_claim_of_a_shift_in_a_signed_off_range_is_refused(fresh_api, world):
     assert fresh_api.delete(f"{SIGN_OFFS}/{made['id']}", user=ADMIN).status_code == 204
     response = fresh_api.post(claim, user=PROVIDER, json={})
     assert response.status_code == 200, response.get_json()
+
+
+def test_claim_checks_report_a_signed_off_range_as_the_claim_answers_it(fresh_api, world):
+    shift_id, start = _open_future_shift(fresh_api, world)
+    made = _signed(fresh_api, world.ed, {"startDate": _wire(start - timedelta(days=1)),
+                                         "endDate": _wire(start + timedelta(days=1))},
+                   providerIds=[str(world.provider)])
+
+    def check() -> dict[str, Any]:
+        response = fresh_api.get("/v1/shifts/claim-checks", user=PROVIDER,
+                                 query_string={"shiftIds": shift_id})
+        assert response.status_code == 200, response.get_json()
+        [item] = response.get_json()["items"]
+        return item
+
+    item = check()
+    assert item["claimable"] is False
+    [refusal] = item["refusals"]
+    claimed = _problem(fresh_api.post(f"/v1/shifts/{shift_id}/claim", user=PROVIDER, json={}),
+                       409, "timesheet-signed-off")
+    assert refusal == {"code": "timesheet-signed-off", "title": claimed["title"],
+                       "detail": claimed["detail"], "signOffId": made["id"]}
+    assert claimed["signOffId"] == made["id"]
+    assert fresh_api.delete(f"{SIGN_OFFS}/{made['id']}", user=ADMIN).status_code == 204
+    assert check() == {"shiftId": shift_id, "claimable": True, "refusals": []}
+
+
+def test_approve_time_off_that_changes_signed_off_shifts_is_refused_until_reopened(fresh_api,
+                                                                                   world):
+    made = _signed(fresh_api, world.ed, providerIds=[str(world.provider)])
+    request = _leave_request(fresh_api)
+    approve = f"{REQUESTS}/{request}/approve"
+    before = _day_shifts(fresh_api)
+    assert any(provider == world.provider for _, provider, _, _ in before)
+    for strategy in ["delete", "deleteWithOpen", "callout", "calloutWithOpen"]:
+        response = fresh_api.post(approve, user=MANAGER, json={"conflictResolution": strategy})
+        assert _problem(response, 409, "timesheet-signed-off")["signOffId"] == made["id"]
+    # Nothing changed: the request waits, no shift was deleted, called out or copied.
+    assert fresh_api.get(f"{REQUESTS}/{request}", user=MANAGER).get_json()["status"] == "pending"
+    assert _day_shifts(fresh_api) == before
+
+    assert fresh_api.delete(f"{SIGN_OFFS}/{made['id']}", user=ADMIN).status_code == 204
+    response = fresh_api.post(approve, user=MANAGER, json={"conflictResolution": "callout"})
+    assert response.status_code == 200, response.get_json()
+    assert response.get_json()["status"] == "approved"
+    assert any(provider == world.provider and callout
+               for _, provider, callout, _ in _day_shifts(fresh_api))
+
+
+def test_approve_time_off_in_a_signed_off_range_is_allowed_when_it_keeps_the_shifts(fresh_api,
+                                                                                    world):
+    _signed(fresh_api, world.ed, providerIds=[str(world.provider)])
+    request = _leave_request(fresh_api)
+    before = _day_shifts(fresh_api)
+    response = fresh_api.post(f"{REQUESTS}/{request}/approve", user=MANAGER,
+                              json={"conflictResolution": "keepWithOpen"})
+    assert response.status_code == 200, response.get_json()
+    assert response.get_json()["status"] == "approved"
+    after = _day_shifts(fresh_api)
+    # The provider's shifts are untouched; only open copies (no provider) were added.
+    assert set(before) <= set(after)
+    added = set(after) - set(before)
+    assert added
+    assert all(provider is None for _, provider, _, _ in added)
 
 
 # Concurrency --------------------------------------------------------------------------------

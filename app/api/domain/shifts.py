@@ -5,7 +5,8 @@ A shift lasts at most `LONGEST_SHIFT`; its segments lie inside it, each ends aft
 they come ordered by start without overlapping (touching is fine). A claim is refused, in this
 order, when the shift already has a provider, has started, starts inside the minimum notice
 window, needs a role the claimant does not hold, needs skills the claimant lacks, falls in the
-claimant's approved time off, or overlaps another (non-callout) shift of the claimant.
+claimant's approved time off, overlaps another (non-callout) shift of the claimant, or touches
+an active timesheet sign-off of the claimant (whose punches and shifts are frozen).
 `claim_refusals` gives every reason at once (what a page shows beside a shift the provider
 cannot take); `claim_refusal` the first (what a claim answers).
 
@@ -220,6 +221,8 @@ class Claimant:
     """Their non-callout shifts; any that overlap the claimed one are conflicts."""
     time_off: Sequence[tuple[uuid.UUID, Interval[datetime]]] = ()
     """Their approved time off: each request's id and the time it blocks."""
+    signed_off: Sequence[tuple[uuid.UUID, Interval[datetime]]] = ()
+    """Their active timesheet sign-offs: each one's id and range, earliest first."""
 
 
 @dataclass(frozen=True)
@@ -301,6 +304,16 @@ def claim_refusals(shift: ClaimTarget, claimant: Claimant, *, now: datetime,
             {"shiftId": shift_id,
              "conflicts": [{"startDate": format_timestamp(c.start),
                             "endDate": format_timestamp(c.end)} for c in conflicts]},
+        ))
+    frozen = next((item for item in claimant.signed_off if item[1].overlaps(window)), None)
+    if frozen is not None:
+        sign_off, span = frozen
+        refusals.append(ClaimRefusal(
+            ProblemCode.TIMESHEET_SIGNED_OFF,
+            f"This shift falls in the provider's timesheets signed off from "
+            f"{format_timestamp(span.start)} to {format_timestamp(span.end)}; ask whoever may "
+            f"reopen sign-off {sign_off} to reopen it first.",
+            {"signOffId": str(sign_off)},
         ))
     return refusals
 

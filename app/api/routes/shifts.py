@@ -121,9 +121,9 @@ def claim_shift(session: Session, actor: Actor, body: ShiftClaim, settings: Sett
 
     Refused, with the first reason in this order, when the shift is taken, has started, starts
     within the minimum notice (the shift's own, else the site's), is for a role the provider
-    does not hold, needs skills the provider lacks, falls in their approved time off, or
-    overlaps another of their shifts. Managers assigning a shift (`PATCH`) are not bound by the
-    role rule.
+    does not hold, needs skills the provider lacks, falls in their approved time off,
+    overlaps another of their shifts, or touches a signed-off timesheet of theirs. Managers
+    assigning a shift (`PATCH`) are not bound by the role rule.
     """
     shift = service.claim_shift(session, actor=actor, shift_id=shift_id, body=body,
                                 now=datetime.now(UTC),

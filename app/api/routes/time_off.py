@@ -127,7 +127,8 @@ def create_time_off_request(
 
 
 @endpoint("POST", "/time-off/requests/<request_id>/approve", summary="Approve a time-off request",
-          body=TimeOffApprove, response=TimeOffRequestRead, codes=_DECISION_CODES,
+          body=TimeOffApprove, response=TimeOffRequestRead,
+          codes=[*_DECISION_CODES, "timesheet-signed-off"],
           extension=True, tag=TAG, locate=service.locate_request,
           permits=[("approve", "TimeOffRequest")])
 def approve_time_off_request(
@@ -140,7 +141,9 @@ def approve_time_off_request(
 
     `delete` deletes them, `callout` marks them callouts, `keep` leaves them; `deleteWithOpen`,
     `calloutWithOpen` and `keepWithOpen` also create an open copy of each (no provider, same team,
-    segments and pay code). Needs `approve` TimeOffRequest.
+    segments and pay code). Needs `approve` TimeOffRequest. A strategy that deletes or calls
+    out a shift touching a signed-off timesheet of the provider is refused
+    (`timesheet-signed-off`) before anything changes; `keep` and `keepWithOpen` are not.
     """
     request = service.approve_request(session, actor=actor, request_id=request_id, body=body,
                                       zone=settings.zone, now=datetime.now(UTC))

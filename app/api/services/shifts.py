@@ -33,7 +33,6 @@ from app.api.services import locator, sign_offs
 from app.api.services.people import held_roles
 from app.api.subjects import PROVIDER, SHIFT
 from app.api.wire_text import Document, among, wire_id, wire_time
-from app.contract.common import format_timestamp
 from app.contract.problems import REGISTRY, FieldError, ProblemCode
 from app.contract.shifts import (
     ClaimCheckRefusal,
@@ -308,14 +307,8 @@ def _lock(session: Session, shift_id: uuid.UUID) -> Shift:
 def _refuse_if_signed_off(session: Session, spans: Sequence[tuple[uuid.UUID | None, datetime,
                                                                    datetime]]) -> None:
     """Raise `timesheet-signed-off` when a `(provider, start, end)` span touches an active
-    sign-off of that provider, after locking the providers' rows (as punch writes and
-    sign-offs do) so that no sign-off begins in between."""
-    spans = [s for s in spans if s[0] is not None]
-    sign_offs.lock_providers(session, [p for p, _, _ in spans if p is not None])
-    for provider, start, end in spans:
-        sign_offs.refuse_if_signed_off(
-            session, provider_ids=[provider], start=start, end=end,
-            what=f"The shift from {format_timestamp(start)} to {format_timestamp(end)}")
+    sign-off of that provider (see `sign_offs.refuse_shifts_if_signed_off`)."""
+    sign_offs.refuse_shifts_if_signed_off(session, spans)
 
 
 _TIMESHEET_CHANGES = frozenset({"provider_id", "start_date", "end_date", "is_callout"})
@@ -586,8 +579,8 @@ def _role_names(session: Session, shifts: Sequence[Shift]) -> dict[uuid.UUID, st
 def _claimant(session: Session, provider: m.Provider, shifts: Sequence[Shift], *,
               zone: ZoneInfo, assigned: bool = False) -> rules.Claimant:
     """The provider as the claim rules see them for `shifts`: roles (any, when a manager
-    assigns the shift), skills, and their own shifts and approved time off around the span the
-    shifts cover."""
+    assigns the shift), skills, and their own shifts, approved time off and active timesheet
+    sign-offs around the span the shifts cover."""
     start = min(s.start_date for s in shifts)
     end = max(s.end_date for s in shifts)
     others = session.execute(
@@ -613,6 +606,8 @@ def _claimant(session: Session, provider: m.Provider, shifts: Sequence[Shift], *
         time_off=[(r.id, time_off_rules.blocked_window(
             r.start_date, r.end_date, zone=zone, is_full_day=time_off_rules.is_full_day_default(
                 r.is_full_day, r.policy.accrual_unit))) for r in leave],
+        signed_off=[(i, Interval(a, b)) for i, a, b in sign_offs.active_spans(
+            session, provider_id=provider.id, start=start, end=end)],
     )
 
 
@@ -634,9 +629,10 @@ def claim_shift(session: Session, *, actor: Actor, shift_id: uuid.UUID, body: Sh
     Raises `shift-not-found`,
     `unauthorized`, `validation` (no provider to claim for), then the first of the claim rules'
     refusals: `shift-already-claimed`, `shift-already-started`, `shift-claim-window-closed`,
-    `shift-role-not-held`, `shift-missing-skills`, `shift-time-off-conflict` and
-    `shift-schedule-conflict`; then `timesheet-signed-off` (the shift touches an active
-    sign-off of the claimant).
+    `shift-role-not-held`, `shift-missing-skills`, `shift-time-off-conflict`,
+    `shift-schedule-conflict` and `timesheet-signed-off` (the shift touches an active sign-off
+    of the claimant). The claimant's row is locked before the sign-offs are read (the lock
+    sign-offs take), so no sign-off begins in between.
     """
     shift = _lock(session, shift_id)
     claimant_id = body.provider or actor.provider_id
@@ -659,7 +655,6 @@ def claim_shift(session: Session, *, actor: Actor, shift_id: uuid.UUID, body: Sh
         now=now, default_notice_minutes=default_notice_minutes)
     if refusal is not None:
         raise ProblemError(refusal.code, refusal.detail, **refusal.members)
-    _refuse_if_signed_off(session, [(claimant_id, shift.start_date, shift.end_date)])
     shift.provider_id = claimant_id
     shift.claimed_at = now
     shift.updated_at = now

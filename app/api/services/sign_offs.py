@@ -6,9 +6,12 @@ exactly as `GET /v1/timekeeping/timesheet` computes them, hold a pending punch o
 `no_clock_out` or `invalid_shift` error; and (`timesheet-signed-off`) when it overlaps an active
 sign-off of one of its providers: a range is signed off once, and reopened to be changed.
 While a sign-off is active, punches in its range and shifts touching it of its providers are
-frozen (`refuse_if_signed_off`). Sign-offs and punch writes serialise per provider on the
-provider rows (`lock_providers`, always in id order), so a punch is either counted by a
-sign-off or refused after it. Must not commit, read the clock or know about Flask requests.
+frozen (`refuse_if_signed_off`, `refuse_shifts_if_signed_off`). Sign-offs and punch writes
+serialise per provider on the provider rows (`lock_providers`, always in id order), so a punch
+is either counted by a sign-off or refused after it. Lock order, to avoid deadlocks: a writer
+that changes shifts locks their rows (and a time-off request's row before them) first, then the
+providers' rows; a sign-off locks only provider rows. Must not commit, read the clock or know
+about Flask requests.
 """
 
 from __future__ import annotations
@@ -103,6 +106,30 @@ def refuse_if_signed_off(session: Session, *, provider_ids: Iterable[uuid.UUID |
                        start=start, end=end)
     if found is not None:
         raise _signed_off_problem(found, what)
+
+
+def refuse_shifts_if_signed_off(
+        session: Session, spans: Sequence[tuple[uuid.UUID | None, datetime, datetime]]) -> None:
+    """Raise `timesheet-signed-off` when a `(provider, start, end)` shift span touches an active
+    sign-off of that provider, after locking the providers' rows (as punch writes and
+    sign-offs do) so that no sign-off begins in between. Callers have locked the shift rows
+    already (the lock order of this module). Open spans (no provider) are never frozen."""
+    held = [(p, start, end) for p, start, end in spans if p is not None]
+    lock_providers(session, [p for p, _, _ in held])
+    for provider, start, end in held:
+        refuse_if_signed_off(
+            session, provider_ids=[provider], start=start, end=end,
+            what=f"The shift from {format_timestamp(start)} to {format_timestamp(end)}")
+
+
+def active_spans(session: Session, *, provider_id: uuid.UUID, start: datetime, end: datetime,
+                 ) -> list[tuple[uuid.UUID, datetime, datetime]]:
+    """`(id, startDate, endDate)` of the provider's active sign-offs overlapping
+    `[start, end)`, earliest first (the order `signed_off` picks from)."""
+    return [(i, a, b) for i, a, b in session.execute(
+        select(TimesheetSignOff.id, TimesheetSignOff.start_date, TimesheetSignOff.end_date)
+        .where(_active_overlapping([provider_id], start, end))
+        .order_by(TimesheetSignOff.start_date, TimesheetSignOff.id)).tuples()]
 
 
 # Signing off -----------------------------------------------------------------------------------

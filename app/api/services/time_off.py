@@ -36,7 +36,7 @@ from app.api.models import (
 )
 from app.api.pagination import Paginator, SortKey
 from app.api.problems import ProblemError, negative_range, not_found, validation
-from app.api.services import locator
+from app.api.services import locator, sign_offs
 from app.api.services.shifts import check_window
 from app.api.subjects import TIME_OFF_POLICY, TIME_OFF_REQUEST
 from app.contract.common import format_timestamp
@@ -420,14 +420,28 @@ def approve_request(session: Session, *, actor: Actor, request_id: uuid.UUID,
     Overlapping: the shift's interval meets the request's (whole local days of `zone` for a
     full-day request); callout shifts are left alone. `delete` deletes them, `callout` marks them
     callouts (their version rises), `keep` leaves them; the `…WithOpen` variants also create an
-    open copy of each. Raises `time-off-request-not-found`, `unauthorized` (approve
-    TimeOffRequest) and `invalid-state-transition`.
+    open copy of each.
+
+    Signed-off timesheets (extension): when the strategy deletes or calls out shifts and one of
+    them touches an active sign-off of the provider, approval is refused before anything
+    changes; the manager reopens the sign-off or chooses `keep`/`keepWithOpen`. Leave that
+    itself overlaps a signed-off range is approved when the strategy changes none of the
+    provider's shifts there: a timesheet is computed from punches and shifts, not from leave,
+    and an open copy has no provider, so nothing signed off changes. Locks the request, then
+    the shifts, then the provider's row (the order `sign_offs` documents).
+
+    Raises `time-off-request-not-found`, `unauthorized` (approve TimeOffRequest),
+    `invalid-state-transition` and `timesheet-signed-off` (with `signOffId`).
     """
     request = _lock_request(session, request_id)
     actor.require("approve", "TimeOffRequest", TIME_OFF_REQUEST.of(request))
     target = _move(request, "approve")
     plan = rules.PLANS[body.conflict_resolution]
-    for shift in _overlapping_shifts(session, request, zone, lock=True):
+    shifts = _overlapping_shifts(session, request, zone, lock=True)
+    if plan.delete or plan.callout:
+        sign_offs.refuse_shifts_if_signed_off(
+            session, [(s.provider_id, s.start_date, s.end_date) for s in shifts])
+    for shift in shifts:
         if plan.open_copy:
             session.add(_open_copy(shift, now))
         if plan.delete:
