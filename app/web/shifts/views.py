@@ -320,6 +320,9 @@ def refusal_words(code: str | None, members: Mapping[str, Any], detail: str | No
     if code == "shift-schedule-conflict":
         spans = [_span(c) for c in members.get("conflicts") or []]
         return "This shift overlaps shifts you already have: " + "; ".join(spans) + "."
+    if code == "timesheet-signed-off":
+        return ("This shift falls in a pay period your manager has already signed off, so it "
+                "can't change any more. Ask your manager if it still needs covering.")
     return detail or "This shift can't be claimed."
 
 

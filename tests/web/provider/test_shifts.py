@@ -147,6 +147,30 @@ def test_open_shift_of_a_role_not_held_has_no_claim_but_says_why(pweb):
     assert f'id="open-shift-{physician}"' in unavailable
 
 
+def test_open_shift_in_a_signed_off_period_says_so_in_words(pweb):
+    email = fresh_provider(pweb)
+    start = now() + hours(30)
+    shift = shift_for(pweb, None, start=start)
+
+    def sign_off(session):
+        person = session.get(m.Provider, uid(f"user:{email}"))
+        session.add(m.TimesheetSignOff(team_id=uid("team:Emergency"), start_date=now(),
+                                       end_date=start + hours(24), providers=[person],
+                                       signed_by_id=uid("user:manager@example.com")))
+
+    arrange(pweb, sign_off)
+    pweb.sign_in(email)
+    words = "falls in a pay period your manager has already signed off"
+    listed = html.unescape(pweb.client.get("/shifts/open").get_data(as_text=True))
+    assert f'action="/shifts/{shift}/claim"' not in listed
+    _, unavailable = listed.split("Not available to you")
+    assert f'id="open-shift-{shift}"' in unavailable
+    assert words in unavailable
+    refused = html.unescape(_claim(pweb, shift, partial=True).get_data(as_text=True))
+    assert words in refused
+    assert "signOff" not in refused
+
+
 def test_claim_with_missing_skills_lists_them(pweb):
     email = fresh_provider(pweb)
     sid = shift_for(pweb, None, start=now() + hours(40))
