@@ -83,7 +83,19 @@ class _Slot:
     def __call__(self, environ: dict[str, Any], start_response: Any) -> Any:
         assert self.app is not None
         self.seen.append(f"{environ['REQUEST_METHOD']} {environ['PATH_INFO']}")
-        return self.app(environ, start_response)
+        return _closed_when_done(self.app(environ, start_response))
+
+
+def _closed_when_done(body: Any) -> Iterator[bytes]:
+    """The response body, closed however its sending ends: werkzeug's development server does
+    not close a body whose client went away mid-answer (Chromium cancels a favicon request when
+    the page moves on), and the open static file then warns in whichever test runs next."""
+    try:
+        yield from body
+    finally:
+        close = getattr(body, "close", None)
+        if close is not None:
+            close()
 
 
 @dataclass
