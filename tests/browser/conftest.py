@@ -20,6 +20,7 @@ import re
 import shutil
 import threading
 from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -359,59 +360,68 @@ class Browse:
             self.click(self.page.get_by_role("button", name="Finish signing out"))
 
 
-def _tab(site: Site, browser: Any, *, javascript: bool = True, **options: Any,
-         ) -> Iterator[Browse]:
+def screen_options(size: dict[str, int]) -> dict[str, Any]:
+    """Browser context options for a screen of `size`: below 600 px, a phone's touch screen."""
+    options: dict[str, Any] = {"viewport": size}
+    if size["width"] < 600:
+        options.update(device_scale_factor=2, is_mobile=True, has_touch=True)
+    return options
+
+
+def open_tab(site: Site, browser: Any, *, javascript: bool = True, **options: Any,
+             ) -> Iterator[Browse]:
+    """A fresh browser context on the site; the page problems it met fail the test when it
+    closes."""
     context = browser.new_context(java_script_enabled=javascript, **options)
     browse = Browse(site, context, javascript=javascript)
-    yield browse
-    problems = list(browse.problems)
-    context.close()
+    try:
+        yield browse
+    finally:
+        problems = list(browse.problems)
+        context.close()
     assert not problems, "\n".join(problems)
 
 
 @pytest.fixture
 def tab(site: Site, browser: Any) -> Iterator[Browse]:
     """A fresh browser context (no cookies) on the site, 1280x900, JavaScript on."""
-    yield from _tab(site, browser, viewport=DESKTOP)
+    yield from open_tab(site, browser, viewport=DESKTOP)
 
 
 @pytest.fixture
 def second_tab(site: Site, browser: Any) -> Iterator[Browse]:
     """Another fresh browser context, 1280x900, JavaScript on: a second person at once."""
-    yield from _tab(site, browser, viewport=DESKTOP)
+    yield from open_tab(site, browser, viewport=DESKTOP)
 
 
 @pytest.fixture
 def no_js_tab(site: Site, browser: Any) -> Iterator[Browse]:
     """A fresh browser context with JavaScript disabled."""
-    yield from _tab(site, browser, javascript=False, viewport=DESKTOP)
+    yield from open_tab(site, browser, javascript=False, viewport=DESKTOP)
 
 
 @pytest.fixture
 def phone(site: Site, browser: Any) -> Iterator[Browse]:
     """A fresh browser context the size of a phone (390x844, touch)."""
-    yield from _tab(site, browser, viewport=PHONE, device_scale_factor=2, is_mobile=True,
-                    has_touch=True)
+    yield from open_tab(site, browser, **screen_options(PHONE))
 
 
 @pytest.fixture
-def phones(site: Site, browser: Any) -> Iterator[Callable[..., Browse]]:
-    """Make fresh phone-sized contexts (390x844, touch), each one person:
-    `phones(javascript=False)`. Their problems are checked when the test ends."""
-    made: list[Browse] = []
+def screens(site: Site, browser: Any) -> Iterator[Callable[..., Browse]]:
+    """Make fresh contexts, each one person: `screens(size=PHONE, javascript=False)` (a phone
+    by default; see `screen_options`). Their problems are checked when the test ends."""
+    with ExitStack() as opened:
+        def make(*, size: dict[str, int] = PHONE, javascript: bool = True) -> Browse:
+            return opened.enter_context(contextmanager(open_tab)(
+                site, browser, javascript=javascript, **screen_options(size)))
 
-    def make(*, javascript: bool = True) -> Browse:
-        context = browser.new_context(java_script_enabled=javascript, viewport=PHONE,
-                                      device_scale_factor=2, is_mobile=True, has_touch=True)
-        browse = Browse(site, context, javascript=javascript)
-        made.append(browse)
-        return browse
+        yield make
 
-    yield make
-    problems = [problem for browse in made for problem in browse.problems]
-    for browse in made:
-        browse.context.close()
-    assert not problems, "\n".join(problems)
+
+@pytest.fixture
+def phones(screens: Callable[..., Browse]) -> Callable[..., Browse]:
+    """Make fresh phone-sized contexts (390x844, touch): `phones(javascript=False)`."""
+    return lambda *, javascript=True: screens(size=PHONE, javascript=javascript)
 
 
 @pytest.fixture(scope="session")

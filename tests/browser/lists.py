@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from tests.browser.conftest import Browse
+from tests.browser.conftest import Browse, open_tab, screen_options
 
 
 def first_record_top(page: Any) -> float:
@@ -42,14 +42,4 @@ SCREEN_IDS = ["390-js", "390-no-js", "1280-js", "1280-no-js"]
 def screen(site: Any, browser: Any, size: dict[str, int], javascript: bool) -> Iterator[Browse]:
     """A fresh browser context of `size` (a phone's touch screen at 390 px), JavaScript on or
     off; the page problems it met (console errors, failed loads) fail the test at the end."""
-    options: dict[str, Any] = {"viewport": size}
-    if size["width"] < 600:
-        options.update(device_scale_factor=2, is_mobile=True, has_touch=True)
-    context = browser.new_context(java_script_enabled=javascript, **options)
-    browse = Browse(site, context, javascript=javascript)
-    try:
-        yield browse
-    finally:
-        problems = list(browse.problems)
-        context.close()
-    assert not problems, "\n".join(problems)
+    yield from open_tab(site, browser, javascript=javascript, **screen_options(size))

@@ -28,36 +28,12 @@ def _press(browse: Browse, name: str) -> None:
     browse.click(browse.page.get_by_role("button", name=name, exact=True))
 
 
-def _browse(site, browser, *, javascript: bool, size: dict[str, int]) -> Browse:
-    phone = size == PHONE
-    context = browser.new_context(java_script_enabled=javascript, viewport=size,
-                                  is_mobile=phone, has_touch=phone)
-    return Browse(site, context, javascript=javascript)
-
-
-@pytest.fixture
-def browse_as(site, browser):
-    """Make a fresh browser context of a size, JavaScript on or off; problems fail the test."""
-    made: list[Browse] = []
-
-    def make(*, javascript: bool, size: dict[str, int]) -> Browse:
-        browse = _browse(site, browser, javascript=javascript, size=size)
-        made.append(browse)
-        return browse
-
-    yield make
-    problems = [problem for browse in made for problem in browse.problems]
-    for browse in made:
-        browse.context.close()
-    assert not problems, "\n".join(problems)
-
-
 @pytest.mark.parametrize("size", [PHONE, DESKTOP], ids=["phone", "desktop"])
 @pytest.mark.parametrize("javascript", [True, False], ids=["js", "no-js"])
-def test_provider_works_a_shift_on_now(site, browse_as, javascript, size):
+def test_provider_works_a_shift_on_now(site, screens, javascript, size):
     if site.mode == "split" and (not javascript or size == PHONE):
         pytest.skip("the split server runs the wide-screen journey with JavaScript")
-    browse = browse_as(javascript=javascript, size=size)
+    browse = screens(javascript=javascript, size=size)
     page = browse.page
     email = account(site, "Now Nurse")
     shift(site, email, start=now() - hours(0.02))
@@ -111,10 +87,10 @@ def test_provider_works_a_shift_on_now(site, browse_as, javascript, size):
 
 
 @pytest.mark.parametrize("javascript", [True, False], ids=["js", "no-js"])
-def test_phone_tabs_lead_to_the_provider_pages(site, browse_as, javascript):
+def test_phone_tabs_lead_to_the_provider_pages(site, screens, javascript):
     if site.mode == "split":
         pytest.skip("the tabs are the same markup on both servers")
-    browse = browse_as(javascript=javascript, size=PHONE)
+    browse = screens(javascript=javascript, size=PHONE)
     page = browse.page
     browse.sign_in(account(site, "Tab Nurse"))
     tabs = page.get_by_role("navigation", name="Shortcuts")
