@@ -46,6 +46,7 @@ from app.contract.users import UserMe
 from app.web import nav
 from app.web.auth import access_token, api, my_provider_id, signed_in
 from app.web.clock.views import SHIFT_LOOKBACK, SHIFT_WINDOW, build_state, panel_context
+from app.web.filters import status_word
 from app.web.htmx import render
 from app.web.security import public
 
@@ -175,12 +176,10 @@ def _decisions(requests: list[TimeOffRequestRead]) -> list[Decision]:
             continue
         if r.status == "approved" and r.cancellation_declined_at and before == "approved":
             found.append(Decision(r, "Your request to cancel was declined"))
-        elif r.status == "approved" and before in (None, "pending"):
-            found.append(Decision(r, "Approved"))
-        elif r.status == "rejected":
-            found.append(Decision(r, "Rejected"))
-        elif r.status == "cancelled" and before is not None and before.startswith("approved"):
-            found.append(Decision(r, "Cancelled"))
+        elif (r.status == "approved" and before in (None, "pending")) or r.status == "rejected" \
+                or (r.status == "cancelled" and before is not None
+                    and before.startswith("approved")):
+            found.append(Decision(r, status_word(r.status)))
     if seen != now_seen or first:
         session[SEEN_KEY] = now_seen
     return found

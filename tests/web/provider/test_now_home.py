@@ -132,7 +132,7 @@ def test_decisions_since_the_last_look_show_once(pweb):
     html = pweb.client.get("/").get_data(as_text=True)
     part = html[html.index("Decisions on your time off"):html.index('id="home-areas"')]
     assert f'href="/time-off/{approved}">Approved: Paid time off' in part
-    assert f'href="/time-off/{rejected}">Rejected: Paid time off' in part
+    assert f'href="/time-off/{rejected}">Declined: Paid time off' in part
     assert "Reason: Short-staffed that week" in part
     assert pweb.client.get(f"/time-off/{approved}").status_code == 200
     html = pweb.client.get("/").get_data(as_text=True)
