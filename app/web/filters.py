@@ -114,6 +114,12 @@ def format_hours(hours: int | float | None) -> str:
     return format_minutes((hours or 0) * 60)
 
 
+def iso_duration(seconds: int) -> str:
+    """`PT7H5M12S`: a length of time for `<time datetime>` (the clock's timers tick from it)."""
+    hours, rest = divmod(max(0, int(seconds)), 3600)
+    return f"PT{hours}H{rest // 60}M{rest % 60}S"
+
+
 def iso_instant(value: datetime | str) -> str:
     """The instant in ISO 8601 with its UTC offset, for `<time datetime>`."""
     return parse_timestamp(value).isoformat()
@@ -251,6 +257,7 @@ def install(app: Flask, zone: ZoneInfo) -> None:
         duration_hours=format_hours,
         status_word=status_word,
         iso_instant=iso_instant,
+        iso_duration=iso_duration,
         leave_dates=leave_dates,
     )
     app.jinja_env.globals["leave_dates"] = leave_dates

@@ -34,7 +34,7 @@ from app.contract.shifts import ShiftListQuery
 from app.contract.teams import TeamListQuery
 from app.contract.timekeeping import PunchCreate, TimecardMe, TimecardPunchRead, TimecardShift
 from app.web.auth import api, current_user, my_provider_id
-from app.web.filters import format_minutes, format_time
+from app.web.filters import format_time
 from app.web.forms import BaseForm
 from app.web.htmx import is_partial, render, see_other
 from app.web.shifts.summary import ShiftView, label_views, minutes_words, shift_view, team_names
@@ -56,16 +56,6 @@ UNDO_WINDOW = timedelta(minutes=2)
 SHIFT_LOOKBACK = timedelta(hours=24)
 SUMMARY_FOR = timedelta(hours=12)  # how long the summary of a shift ended stays on the panel
 BACKS = ("clock", "now")
-
-
-@bp.app_template_filter("iso_duration")
-def iso_duration(seconds: int) -> str:
-    """`PT7H5M12S`: a length of time for `<time datetime>` (the clock's timers tick from it)."""
-    hours, rest = divmod(max(0, int(seconds)), 3600)
-    return f"PT{hours}H{rest // 60}M{rest % 60}S"
-
-
-hours_minutes = format_minutes  # the `hours_minutes` filter now lives in app/web/filters.py
 
 
 class PunchForm(BaseForm):
