@@ -16,7 +16,7 @@ from app.api import models as m
 from app.api.demo.state import demo_id
 from app.api.tokens import mint_access_token
 from app.client import ApiClient, Conflict, build_http
-from tests.browser.conftest import PHONE, Browse, Site, _tab
+from tests.browser.conftest import PHONE, Browse, Site, open_tab, screen_options
 from tests.browser.manager.conftest import add_shift
 from tests.factories import uid
 
@@ -26,8 +26,7 @@ CNA = "Certified Nursing Assistant"
 
 
 def _phone(site: Site, browser: Any, javascript: bool) -> Iterator[Browse]:
-    yield from _tab(site, browser, javascript=javascript, viewport=PHONE,
-                    device_scale_factor=2, is_mobile=True, has_touch=True)
+    yield from open_tab(site, browser, javascript=javascript, **screen_options(PHONE))
 
 
 @pytest.fixture(params=[True, False], ids=["js", "no-js"])
