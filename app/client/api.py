@@ -13,8 +13,10 @@ import time
 import uuid
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from email.message import Message
 from typing import Any, TypeVar
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit
 
 import httpx
 from pydantic import BaseModel, ValidationError
@@ -30,8 +32,10 @@ from app.contract import (
     labels,
     pay_codes,
     providers,
+    reports,
     roles,
     shifts,
+    sign_offs,
     teams,
     time_off,
     timekeeping,
@@ -75,6 +79,25 @@ def _body(model: BaseModel | list[BaseModel]) -> Any:
 
 def _id(value: uuid.UUID | str) -> str:
     return quote(str(value), safe="")
+
+
+FILES_PATH = "/v1/reporting/files/"
+"""Where the API's signed report links point (the token is the rest of the path)."""
+
+
+@dataclass(frozen=True)
+class DownloadedFile:
+    """A report file fetched through a signed link: its name, media type and bytes."""
+
+    name: str
+    media_type: str
+    content: bytes
+
+
+def _file_name(disposition: str, default: str) -> str:
+    message = Message()
+    message["Content-Disposition"] = disposition
+    return str(message.get_filename() or default)
 
 
 class ApiClient:
@@ -152,6 +175,10 @@ class ApiClient:
     def me(self) -> users.UserMe:
         """The signed-in user and what they may do."""
         return self._call("GET", "/users/me", users.UserMe)
+
+    def get_user(self, user_id: uuid.UUID) -> users.UserRead:
+        """One user."""
+        return self._call("GET", f"/users/{_id(user_id)}", users.UserRead)
 
     def list_users(self, query: users.UserListQuery | None = None) -> users.UserPage:
         """A page of users."""
@@ -305,6 +332,58 @@ class ApiClient:
     def team_timesheets(self, query: timekeeping.TimesheetQuery) -> timekeeping.TimesheetPage:
         """A page of timesheets, one per provider of a team."""
         return self._call("GET", "/timekeeping/timesheet", timekeeping.TimesheetPage, query=query)
+
+    # -- timesheet sign-offs (extension) --------------------------------------------------------
+
+    def list_sign_offs(self, query: sign_offs.TimesheetSignOffQuery,
+                       ) -> sign_offs.TimesheetSignOffPage:
+        """A page of sign-offs overlapping a window, reopened ones included."""
+        return self._call("GET", "/timekeeping/timesheet/sign-offs",
+                          sign_offs.TimesheetSignOffPage, query=query)
+
+    def create_sign_off(self, body: sign_offs.TimesheetSignOffCreate,
+                        ) -> sign_offs.TimesheetSignOffRead:
+        """Sign off a team's timesheets for a window (`timesheet-not-ready` while blocked)."""
+        return self._call("POST", "/timekeeping/timesheet/sign-offs",
+                          sign_offs.TimesheetSignOffRead, body=body)
+
+    def get_sign_off(self, sign_off_id: uuid.UUID) -> sign_offs.TimesheetSignOffRead:
+        """One sign-off."""
+        return self._call("GET", f"/timekeeping/timesheet/sign-offs/{_id(sign_off_id)}",
+                          sign_offs.TimesheetSignOffRead)
+
+    def reopen_sign_off(self, sign_off_id: uuid.UUID) -> None:
+        """Reopen a sign-off: its punches and shifts may change again."""
+        self._delete(f"/timekeeping/timesheet/sign-offs/{_id(sign_off_id)}")
+
+    # -- reports -------------------------------------------------------------------------------
+
+    def create_report_run(self, body: reports.ReportRunCreate) -> reports.ReportRunRead:
+        """Start a report run (it answers `running`; poll `get_report_run`)."""
+        return self._call("POST", "/reporting/reports/runs", reports.ReportRunRead, body=body)
+
+    def get_report_run(self, run_id: uuid.UUID) -> reports.ReportRunRead:
+        """One report run."""
+        return self._call("GET", f"/reporting/reports/runs/{_id(run_id)}", reports.ReportRunRead)
+
+    def report_download(self, run_id: uuid.UUID) -> reports.ReportDownload:
+        """A signed, expiring link to a completed run's file."""
+        return self._call("GET", f"/reporting/reports/runs/{_id(run_id)}/download",
+                          reports.ReportDownload)
+
+    def report_file(self, url: str) -> DownloadedFile:
+        """The file behind a signed link of `report_download`, fetched through this client.
+
+        Only the link's path is used: the API names its own host in the link, which the UI's
+        connection to it (in-process or a private address) need not share."""
+        path = urlsplit(url).path
+        if FILES_PATH not in path:
+            raise ApiUnavailable(f"not a report file link: {url}")
+        response = self._send("GET", "/" + path.split("/v1/", 1)[1])
+        return DownloadedFile(
+            name=_file_name(response.headers.get("content-disposition", ""), "report.csv"),
+            media_type=response.headers.get("content-type", "text/csv").split(";")[0],
+            content=response.content)
 
     # -- appointments --------------------------------------------------------------------------
 
