@@ -91,8 +91,8 @@ def test_list_reports_returns_catalog_with_parameters(api):
     response = api.get(REPORTS)
     assert response.status_code == 200
     items = {r["id"]: r for r in response.get_json()["items"]}
-    assert set(items) == {"appointments-by-provider", "shift-coverage", "time-off-summary",
-                          "timesheet-summary"}
+    assert set(items) == {"appointments-by-provider", "payroll", "shift-coverage",
+                          "time-off-summary", "timesheet-summary"}
     names = [p["name"] for p in items["timesheet-summary"]["parameters"]]
     assert names == ["startDate", "endDate", "teamId"]
     assert [p["required"] for p in items["timesheet-summary"]["parameters"]] == [True, True, False]
@@ -101,8 +101,8 @@ def test_list_reports_returns_catalog_with_parameters(api):
 
 def test_list_reports_walks_pages_of_one(api):
     pages = api.walk(REPORTS, page_size=1)
-    assert [len(p) for p in pages] == [1, 1, 1, 1]
-    assert len({p[0]["id"] for p in pages}) == 4
+    assert [len(p) for p in pages] == [1, 1, 1, 1, 1]
+    assert len({p[0]["id"] for p in pages}) == 5
 
 
 def test_appointments_by_provider_counts_match_world(fresh_api, world):

@@ -31,7 +31,7 @@ ROLE = uuid.UUID("00000000-0000-4000-8000-000000000001")
 
 def test_catalog_holds_the_demo_reports_with_a_window():
     assert set(CATALOG) == {"timesheet-summary", "time-off-summary", "appointments-by-provider",
-                            "shift-coverage"}
+                            "shift-coverage", "payroll"}
     for report in CATALOG.values():
         names = [p.name for p in report.parameters]
         assert names[:3] == ["startDate", "endDate", "teamId"]

@@ -27,7 +27,12 @@ and the pay segments actually worked. Rules (DESIGN.md "Timesheets"):
 - Scheduled time is the working (per role) and paid-break (role null) segments of the valid
   shifts in the window. Minutes are whole minutes of each total's exact seconds.
 - Everything is computed on UTC instants; the site zone only places the local midnights at which
-  pay segments are cut (one pay segment never spans two local days).
+  pay segments and scheduled segments are cut (one pay segment never spans two local days).
+- The same seconds are also kept per local day (`pay_code_days`, what the payroll export
+  lists), and the totals are their sums. A day's whole minutes are counted on the running total
+  of its pay code and role: a minute belongs to the day in which its sixtieth second falls, so
+  the days' minutes add up to the total's exactly (per-day flooring would lose a minute for
+  every day ending on a partial one).
 
 Ids are opaque here: `UUID`s or their text, as the caller holds them. They are only compared,
 hashed, ordered by their text and written into pay segment ids, so either gives the same sheet
@@ -208,6 +213,17 @@ class PayCodeTotal:
 
 
 @dataclass(frozen=True)
+class PayCodeDay:
+    """Scheduled and actual whole minutes under one pay code and role on one local day."""
+
+    pay_code_id: Id
+    role_id: Id | None
+    day: date
+    scheduled: int
+    actual: int
+
+
+@dataclass(frozen=True)
 class PaySegment:
     """A contiguous piece of punched time within one local day."""
 
@@ -219,6 +235,8 @@ class PaySegment:
     timecard_id: Id | None
     pay_codes: tuple[Id, ...]
     role_id: Id | None
+    day: date
+    """The site-local date the piece was worked on."""
 
     @property
     def seconds(self) -> int:
@@ -244,6 +262,9 @@ class Timesheet:
     punch_shifts: dict[Id, Id] = field(default_factory=dict)
     """The shift each punch was worked for: every punch of a session matched to a shift (its
     clock-in, breaks and clock-out) by punch id; punches of no shift are absent."""
+    pay_code_days: list[PayCodeDay] = field(default_factory=list)
+    """`pay_code_totals` by local day: the days with time under each pay code and role, by
+    pay code, role and day; each total's days add up to it exactly."""
 
 
 def pay_segment_id(session: Id, kind: str, start: datetime) -> str:
@@ -402,12 +423,12 @@ def _raw_pieces(session: _Session, shift: ScheduledShift | None, end: datetime,
 
 
 def _pay_segments(sessions: Sequence[tuple[_Session, ScheduledShift | None, datetime]],
-                  window: Interval[datetime], data: TimesheetInput) -> list[PaySegment]:
+                  window: Interval[datetime], midnights: Sequence[datetime],
+                  data: TimesheetInput) -> list[PaySegment]:
     """Cut the sessions' pieces at the window, local midnights and timecards; join the rest."""
     # Every cut a piece may need: the window's local midnights and the timecards' bounds (the
     # pieces lie inside the window, so its midnights are theirs).
-    cuts = sorted({*local_midnights(window, data.zone),
-                   *(b for t in data.timecards for b in (t.start, t.end))})
+    cuts = sorted({*midnights, *(b for t in data.timecards for b in (t.start, t.end))})
     pieces: list[_Piece] = []
     for session, shift, end in sessions:
         shift_id = shift.id if shift is not None else None
@@ -438,16 +459,22 @@ def _pay_segments(sessions: Sequence[tuple[_Session, ScheduledShift | None, date
         PaySegment(
             id=pay_segment_id(p.session, p.type, p.start),
             type=p.type, start=p.start, end=p.end, shift_id=p.shift_id,
-            timecard_id=p.timecard_id, pay_codes=p.pay_codes, role_id=p.role_id,
+            timecard_id=p.timecard_id, pay_codes=p.pay_codes, role_id=p.role_id, day=p.day,
         )
         for p in joined
     ]
 
 
-def _totals(shifts: Sequence[ScheduledShift], segments: Sequence[PaySegment],
-            window: Interval[datetime], data: TimesheetInput) -> list[PayCodeTotal]:
-    scheduled: dict[tuple[Id, Id | None], int] = defaultdict(int)
-    actual: dict[tuple[Id, Id | None], int] = defaultdict(int)
+Key = tuple[Id, Id | None]
+"""A pay code and a role (None: paid break time)."""
+
+
+def _scheduled_seconds(shifts: Sequence[ScheduledShift], window: Interval[datetime],
+                       midnights: Sequence[datetime], data: TimesheetInput
+                       ) -> dict[Key, dict[date, int]]:
+    """Seconds of the valid shifts' working and paid-break segments in the window, by pay code,
+    role and local day. A segment outside the window still names its total (with no days)."""
+    scheduled: dict[Key, dict[date, int]] = {}
     for shift in shifts:
         pay_code = shift.pay_code_id or data.default_pay_code_id
         if pay_code is None or shift.invalid_reason is not None:
@@ -456,20 +483,62 @@ def _totals(shifts: Sequence[ScheduledShift], segments: Sequence[PaySegment],
             if segment.type not in ("working", "paid_break"):
                 continue
             role = segment.role_id if segment.type == "working" else None
+            days = scheduled.setdefault((pay_code, role), defaultdict(int))
             start, end = max(segment.start, window.start), min(segment.end, window.end)
-            # a segment outside the window still names a total
-            scheduled[(pay_code, role)] += _seconds(start, end) if start < end else 0
+            if end <= start:
+                continue
+            inside = midnights[bisect_right(midnights, start):bisect_left(midnights, end)]
+            for first, last in pairwise([start, *inside, end]):
+                days[first.astimezone(data.zone).date()] += _seconds(first, last)
+    return scheduled
+
+
+def _actual_seconds(segments: Sequence[PaySegment]) -> dict[Key, dict[date, int]]:
+    """Seconds of the paid pay segments, by pay code, role and local day."""
+    actual: dict[Key, dict[date, int]] = {}
     for piece in segments:
         if piece.type == "unpaid_break" or not piece.pay_codes:
             continue
         role = piece.role_id if piece.type == "working" else None
-        actual[(piece.pay_codes[0], role)] += _seconds(piece.start, piece.end)
+        days = actual.setdefault((piece.pay_codes[0], role), defaultdict(int))
+        days[piece.day] += _seconds(piece.start, piece.end)
+    return actual
+
+
+def running_minutes(seconds_by_day: dict[date, int]) -> dict[date, int]:
+    """Whole minutes per day that add up to the whole minutes of the days' total: each day gets
+    the minutes its seconds complete on the running total, in day order."""
+    minutes: dict[date, int] = {}
+    done = 0
+    for day in sorted(seconds_by_day):
+        before = done
+        done += seconds_by_day[day]
+        minutes[day] = iv.whole_minutes(done) - iv.whole_minutes(before)
+    return minutes
+
+
+def _totals(shifts: Sequence[ScheduledShift], segments: Sequence[PaySegment],
+            window: Interval[datetime], midnights: Sequence[datetime], data: TimesheetInput
+            ) -> tuple[list[PayCodeTotal], list[PayCodeDay]]:
+    """The pay code totals and the same figures by local day, from one count of seconds."""
+    scheduled = _scheduled_seconds(shifts, window, midnights, data)
+    actual = _actual_seconds(segments)
     keys = sorted(scheduled.keys() | actual.keys(),
                   key=lambda k: (str(k[0]), k[1] is not None, str(k[1])))
-    return [PayCodeTotal(pay_code_id=pc, role_id=role,
-                         scheduled=iv.whole_minutes(scheduled.get((pc, role), 0)),
-                         actual=iv.whole_minutes(actual.get((pc, role), 0)))
-            for pc, role in keys]
+    totals: list[PayCodeTotal] = []
+    days: list[PayCodeDay] = []
+    for pay_code, role in keys:
+        planned = scheduled.get((pay_code, role), {})
+        worked = actual.get((pay_code, role), {})
+        totals.append(PayCodeTotal(pay_code_id=pay_code, role_id=role,
+                                   scheduled=iv.whole_minutes(sum(planned.values())),
+                                   actual=iv.whole_minutes(sum(worked.values()))))
+        planned_minutes, worked_minutes = running_minutes(planned), running_minutes(worked)
+        days.extend(PayCodeDay(pay_code_id=pay_code, role_id=role, day=day,
+                               scheduled=planned_minutes.get(day, 0),
+                               actual=worked_minutes.get(day, 0))
+                    for day in sorted(planned.keys() | worked.keys()))
+    return totals, days
 
 
 def _warnings(sessions: Sequence[tuple[_Session, ScheduledShift | None]],
@@ -536,14 +605,17 @@ def compute_timesheet(data: TimesheetInput) -> Timesheet:
         if end is not None:
             counted.append((session, shift, end))
 
-    segments = _pay_segments(counted, window, data)
+    midnights = local_midnights(window, data.zone)
+    segments = _pay_segments(counted, window, midnights, data)
+    totals, days = _totals(in_window, segments, window, midnights, data)
     return Timesheet(
         punches=[p for p in sorted(data.punches, key=lambda p: p.time)
                  if window.contains(p.time)],
         warnings=_warnings(matched, window, timedelta(minutes=data.grace_minutes)),
         errors=errors,
-        pay_code_totals=_totals(in_window, segments, window, data),
+        pay_code_totals=totals,
         pay_segments=segments,
         punch_shifts={punch.id: shift.id for session, shift in matched if shift is not None
                       for punch in session.punches},
+        pay_code_days=days,
     )

@@ -1,10 +1,14 @@
 """The report catalog, parameter checks, the CSV builders and the job that executes a run.
 
-Four reports (DESIGN.md "Reports"), each over a window `[startDate, endDate)` and optionally one
-team (`teamId`):
+Five reports (DESIGN.md "Reports"), each over a window `[startDate, endDate)` and one team
+(`teamId`, optional but for `payroll`):
 
 - `timesheet-summary`: per provider, scheduled versus actual minutes by pay code and role, from
   the same timesheet computation as `GET /v1/timekeeping/timesheet`.
+- `payroll`: one team's payroll file, one row per provider, site-local day, pay code and role,
+  from that computation's per-day figures (`pay_code_days`), so that a provider's rows sum to
+  the timesheet's pay code totals exactly. Final (`signed-off`) only when active sign-offs cover
+  every provider's whole window; otherwise every row is `preliminary` and so is the file's name.
 - `time-off-summary`: requests overlapping the window by provider, policy and status, with their
   paid hours.
 - `appointments-by-provider`: appointments overlapping the window by provider and status.
@@ -36,11 +40,13 @@ from sqlalchemy.orm import Session
 from app.api import models as m
 from app.api.auth import Actor, load_actor
 from app.api.db import Database
+from app.api.domain import intervals as iv
 from app.api.domain.intervals import Interval
 from app.api.domain.timecards import local_midnights
+from app.api.domain.timesheets import PayCodeDay
 from app.api.jobs.context import JobContext
 from app.api.problems import ProblemError
-from app.api.services.timekeeping import timesheets_for
+from app.api.services.timekeeping import computed_timesheets, timesheets_for
 from app.api.subjects import APPOINTMENT, DEMAND_FORECAST, SHIFT, TIME_OFF_REQUEST, TIMESHEET
 from app.contract.common import format_timestamp, parse_timestamp
 from app.contract.problems import ProblemCode
@@ -86,8 +92,13 @@ class BuildInput:
     grace_minutes: int
 
 
-Table = tuple[list[str], list[list[Any]]]
-"""A CSV's header and rows."""
+@dataclass(frozen=True)
+class Table:
+    """A CSV's header and rows, and a word the file's name carries (`preliminary`), if any."""
+
+    header: list[str]
+    rows: list[list[Any]]
+    tag: str | None = None
 
 
 @dataclass(frozen=True)
@@ -285,8 +296,90 @@ def _timesheet_summary(given: BuildInput) -> Table:
                              pay_codes.get(total.pay_code_id), total.role_id,
                              roles.get(total.role_id) if total.role_id else None,
                              total.scheduled, total.actual])
-    return (["providerId", "providerName", "teamId", "payCodeId", "payCode", "roleId", "roleName",
-             "scheduledMinutes", "actualMinutes"], rows)
+    return Table(["providerId", "providerName", "teamId", "payCodeId", "payCode", "roleId",
+                  "roleName", "scheduledMinutes", "actualMinutes"], rows)
+
+
+PAYROLL_HEADER = ["importedId", "providerId", "provider", "date", "payCode", "payCodeId", "role",
+                  "roleId", "scheduledMinutes", "actualMinutes", "status", "signOffIds"]
+"""The payroll file's columns: who (the provider's id in the payroll system first), the local
+day, what (pay code and role, by name and id; paid break time has no role), the minutes, and
+whether the figures are final (`signed-off`, by the sign-offs listed) or `preliminary`."""
+
+SIGNED_OFF, PRELIMINARY = "signed-off", "preliminary"
+
+
+def covering_sign_offs(window: Interval[datetime],
+                       spans: Sequence[tuple[uuid.UUID, datetime, datetime]]
+                       ) -> list[uuid.UUID] | None:
+    """The ids of the sign-offs `(id, start, end)` that together cover the whole window, in
+    order of their start; None when some of the window is left uncovered."""
+    ordered = sorted(spans, key=lambda span: (span[1], str(span[0])))
+    if iv.subtract([window], [Interval(start, end) for _, start, end in ordered]):
+        return None
+    return [ident for ident, start, end in ordered if start < window.end and window.start < end]
+
+
+def _sign_offs_by_provider(session: Session, provider_ids: Sequence[uuid.UUID],
+                           window: Interval[datetime]
+                           ) -> dict[uuid.UUID, list[tuple[uuid.UUID, datetime, datetime]]]:
+    """The active (not reopened) sign-offs overlapping the window of each of these providers."""
+    sign_off, link = m.TimesheetSignOff, m.timesheet_sign_off_providers
+    found: dict[uuid.UUID, list[tuple[uuid.UUID, datetime, datetime]]] = defaultdict(list)
+    for offset in range(0, len(provider_ids), PROVIDER_CHUNK):
+        for provider_id, ident, start, end in session.execute(
+            select(link.c.provider_id, sign_off.id, sign_off.start_date, sign_off.end_date)
+            .join(sign_off, sign_off.id == link.c.sign_off_id)
+            .where(link.c.provider_id.in_(provider_ids[offset:offset + PROVIDER_CHUNK]),
+                   sign_off.reopened_at.is_(None),
+                   sign_off.start_date < window.end, sign_off.end_date > window.start)
+        ).tuples():
+            found[provider_id].append((ident, start, end))
+    return found
+
+
+def _payroll(given: BuildInput) -> Table:
+    """One row per provider, local day, pay code and role with whole minutes (see PAYROLL_HEADER).
+
+    No total rows: an importer sums the rows, and a provider's rows per pay code and role add up
+    to the timesheet's `payCodeTotals` exactly. Rows with no whole minute are left out. The file
+    is final only when it has providers and active sign-offs cover each one's whole window.
+    """
+    window = Interval(given.start, given.end)
+    providers = list(given.session.scalars(
+        select(m.Provider)
+        .where(m.Provider.team_id == given.team_id,
+               given.actor.where("view", "Timesheet", TIMESHEET.columns))
+        .order_by(m.Provider.name, m.Provider.id)))
+    spans = _sign_offs_by_provider(given.session, [p.id for p in providers], window)
+    covering = {p.id: covering_sign_offs(window, spans.get(p.id, [])) for p in providers}
+    final = bool(providers) and all(ids is not None for ids in covering.values())
+    status = SIGNED_OFF if final else PRELIMINARY
+    pay_codes = {str(i): name for i, name in given.session.execute(
+        select(m.PayCode.id, m.PayCode.shorthand_name)).tuples()}
+    roles = {str(i): name for i, name in given.session.execute(
+        select(m.Role.id, m.Role.name)).tuples()}
+
+    def order(day: PayCodeDay) -> tuple[Any, ...]:
+        code, role = str(day.pay_code_id), str(day.role_id)
+        return (day.day, pay_codes.get(code) or "", code, day.role_id is not None,
+                roles.get(role) or "", role)
+
+    rows: list[list[Any]] = []
+    for offset in range(0, len(providers), PROVIDER_CHUNK):
+        chunk = providers[offset:offset + PROVIDER_CHUNK]
+        sheets = computed_timesheets(given.session, providers=chunk, start=given.start,
+                                     end=given.end, now=given.now, zone=given.zone,
+                                     grace_minutes=given.grace_minutes)
+        for provider, sheet in zip(chunk, sheets, strict=True):
+            sign_offs = " ".join(str(i) for i in covering[provider.id] or ())
+            rows.extend(
+                [provider.imported_id, provider.id, provider.name, d.day.isoformat(),
+                 pay_codes.get(str(d.pay_code_id)), d.pay_code_id,
+                 roles.get(str(d.role_id)) if d.role_id is not None else None, d.role_id,
+                 d.scheduled, d.actual, status, sign_offs]
+                for d in sorted(sheet.pay_code_days, key=order) if d.scheduled or d.actual)
+    return Table(PAYROLL_HEADER, rows, tag=None if final else PRELIMINARY)
 
 
 def _time_off_summary(given: BuildInput) -> Table:
@@ -306,8 +399,8 @@ def _time_off_summary(given: BuildInput) -> Table:
     if given.team_id is not None:
         statement = statement.where(m.Provider.team_id == given.team_id)
     rows = [[*row[:5], int(row[5]), float(row[6] or 0)] for row in given.session.execute(statement)]
-    return (["providerId", "providerName", "policyId", "policyName", "status", "requests",
-             "paidHours"], rows)
+    return Table(["providerId", "providerName", "policyId", "policyName", "status", "requests",
+                  "paidHours"], rows)
 
 
 def _appointments_by_provider(given: BuildInput) -> Table:
@@ -324,7 +417,7 @@ def _appointments_by_provider(given: BuildInput) -> Table:
     if given.team_id is not None:
         statement = statement.where(m.Provider.team_id == given.team_id)
     rows = [[*row[:3], int(row[3])] for row in given.session.execute(statement)]
-    return ["providerId", "providerName", "status", "appointments"], rows
+    return Table(["providerId", "providerName", "status", "appointments"], rows)
 
 
 def _shift_coverage(given: BuildInput) -> Table:
@@ -362,8 +455,8 @@ def _shift_coverage(given: BuildInput) -> Table:
     rows = [[role_id, roles[role_id][1], roles[role_id][2], slots[index].start, slots[index].end,
              staff, needed, staff - needed]
             for (role_id, index), (staff, needed) in ordered]
-    return (["roleId", "roleName", "teamId", "bucketStart", "bucketEnd", "scheduledStaff",
-             "demand", "gap"], rows)
+    return Table(["roleId", "roleName", "teamId", "bucketStart", "bucketEnd", "scheduledStaff",
+                  "demand", "gap"], rows)
 
 
 CATALOG: dict[str, Report] = {r.id: r for r in (
@@ -382,14 +475,24 @@ CATALOG: dict[str, Report] = {r.id: r for r in (
            (*WINDOW, Parameter("bucket", "string", False,
                                "Bucket size: hour (default) or day.", ("hour", "day"))),
            _shift_coverage),
+    Report("payroll", "Payroll export",
+           "One team's payroll file: a row per provider, local day, pay code and role with "
+           "scheduled and actual whole minutes and the provider's importedId; a provider's rows "
+           "add up to their timesheet's pay code totals. The rows read signed-off when active "
+           "sign-offs cover every provider's whole window. Otherwise the file is preliminary: "
+           "every row reads preliminary, the file name starts payroll-preliminary, and the "
+           "figures may still change (pending punches count, running sessions count until the "
+           "run).",
+           (*WINDOW[:2], Parameter("teamId", "uuid", True, "The team whose providers are paid.")),
+           _payroll),
 )}
 """Every report, by id (the ids the demo's runs use)."""
 
 
-def build_report(report: Report, given: BuildInput) -> bytes:
-    """The CSV file of one report."""
-    header, rows = report.build(given)
-    return render_csv(header, rows)
+def build_report(report: Report, given: BuildInput) -> tuple[bytes, str | None]:
+    """The CSV file of one report, and the word its file name carries (if any)."""
+    table = report.build(given)
+    return render_csv(table.header, table.rows), table.tag
 
 
 # -- the job ----------------------------------------------------------------------------------
@@ -418,7 +521,7 @@ def execute_report_run(context: JobContext, run_id: uuid.UUID,
             actor = load_actor(session, creator)
             if actor is None:
                 raise LookupError("the user who started the run no longer exists or is inactive")
-            content = build_report(report, BuildInput(
+            content, tag = build_report(report, BuildInput(
                 session=session, actor=actor, start=parsed["startDate"], end=parsed["endDate"],
                 team_id=parsed.get("teamId"), parameters=parsed, zone=settings.zone, now=now,
                 grace_minutes=settings.grace_minutes,
@@ -429,7 +532,12 @@ def execute_report_run(context: JobContext, run_id: uuid.UUID,
         return _finish(database, run_id, now, status="failed",
                        error=f"{type(exc).__name__}: {message}"[:2000])
     return _finish(database, run_id, now, status="completed", content=content,
-                   name=f"{report_id}-{now.strftime('%Y%m%dT%H%M%SZ')}.csv")
+                   name=file_name(report_id, tag, now))
+
+
+def file_name(report_id: str, tag: str | None, now: datetime) -> str:
+    """A run's file name: `<report>-[<tag>-]<UTC stamp>.csv`, e.g. `payroll-preliminary-…`."""
+    return "-".join([report_id, *([tag] if tag else []), now.strftime("%Y%m%dT%H%M%SZ")]) + ".csv"
 
 
 def fail_run(database: Database, run_id: uuid.UUID, reason: str) -> str | None:

@@ -630,16 +630,30 @@ def timesheets_for(session: Session, *, providers: Sequence[Provider], start: da
 def _timesheet_documents(session: Session, *, providers: Sequence[Provider], start: datetime,
                          end: datetime, now: datetime, zone: tzinfo, grace_minutes: int
                          ) -> list[Document]:
+    window = (format_timestamp(start), format_timestamp(end))
+    sheets_of = computed_timesheets(session, providers=providers, start=start, end=end, now=now,
+                                    zone=zone, grace_minutes=grace_minutes)
+    return [_timesheet_document(str(provider.id), sheet, window)
+            for provider, sheet in zip(providers, sheets_of, strict=True)]
+
+
+def computed_timesheets(session: Session, *, providers: Sequence[Provider], start: datetime,
+                        end: datetime, now: datetime, zone: tzinfo, grace_minutes: int
+                        ) -> list[sheets.Timesheet]:
+    """Return the computed timesheets (ids as text) of these providers for `[start, end)`, in
+    the providers' order: what the timesheet documents are made of, and what the payroll export
+    reads the per-day figures (`pay_code_days`) from."""
+    if not providers:
+        return []
     default = default_pay_code_id(session)
     pay_code = str(default) if default is not None else None
     loaded = _load(session, [p.id for p in providers], start - LOAD_MARGIN, end + LOAD_MARGIN)
-    window = (format_timestamp(start), format_timestamp(end))
-    result: list[Document] = []
+    result: list[sheets.Timesheet] = []
     for provider in providers:
         provider_id = str(provider.id)
         template, _why = _template(provider, zone)
         role = provider.default_role_id
-        sheet = sheets.compute_timesheet(sheets.TimesheetInput(
+        result.append(sheets.compute_timesheet(sheets.TimesheetInput(
             start=start, end=end, now=now, zone=zone,
             shifts=loaded.shifts.get(provider_id, []),
             punches=loaded.punches.get(provider_id, []),
@@ -648,8 +662,7 @@ def _timesheet_documents(session: Session, *, providers: Sequence[Provider], sta
             default_pay_code_id=pay_code,
             default_role_id=str(role) if role is not None else None,
             grace_minutes=grace_minutes,
-        ))
-        result.append(_timesheet_document(provider_id, sheet, window))
+        )))
     return result
 
 
