@@ -5,8 +5,9 @@ pending count, teams, providers, policies), then, concurrently, the shifts of ea
 the page around their pending requests (for the conflict hints). The team schedule reads the
 user, then one concurrent round of five (teams, providers, the week's shifts, approved time off,
 roles). The team timesheet (the manager's team, the whole current pay period, by shift) reads
-the user, then the teams and the team's providers, then the period's timesheets and shifts; it is
-measured with every section folded and with the busiest provider's section open.
+the user, then the teams and the team's providers, then the period's timesheets, shifts and
+sign-offs (the pay-period panel's); it is measured with every section folded and with the
+busiest provider's section open.
 `api_calls` makes exactly those calls, concurrently where the views do.
 """
 
@@ -67,7 +68,7 @@ def _busiest(client: Any) -> Any:
     """The manager's provider with the most shifts this period (whose section the page opens)."""
     me = client.me()
     team = me.team_ids[0] if me.team_ids else None
-    sheets, _shifts = _timesheet_calls(client)
+    sheets, _shifts, _sign_offs = _timesheet_calls(client)
     return max(sheets, key=lambda s: len(s.punches)).provider_id if team else None
 
 
