@@ -743,14 +743,16 @@ def _status(problem: ApiProblem) -> int:
 
 def _panel(args: dict[str, str], problem: ApiProblem,
            blocked: Callable[[Period], list[Blocked]] | None = None) -> Response:
-    """The page again (htmx: the panel alone) with the API's problem in the panel."""
+    """The page again (htmx: the timesheet, so the panel's counts and the rows agree) with the
+    API's problem in the panel."""
     if problem.status >= 500:
         raise problem
     period = build_period(args)
     period.panel_problems = _problem_words(problem)
     if blocked is not None:
         period.blocked = blocked(period)
-    return render(TEMPLATE, fragment="panel", period=period, status=_status(problem))
+    return render(TEMPLATE, fragment="timesheet", period=period, status=_status(problem),
+                  retarget="#timesheet" if is_partial() else None)
 
 
 def describe_blocking(period: Period, items: Any) -> list[Blocked]:

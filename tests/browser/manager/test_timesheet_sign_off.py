@@ -95,6 +95,7 @@ def test_sign_off_and_export_the_period(site, tab, phones, arrange, way, tmp_pat
     saved = tmp_path / "payroll.csv"
     caught.value.save_as(saved)
     rows = list(csv.DictReader(io.StringIO(saved.read_text())))
-    assert rows and {r["status"] for r in rows} == {"signed-off"}
+    assert rows
+    assert {r["status"] for r in rows} == {"signed-off"}
     assert format_minutes(sum(int(r["actualMinutes"]) for r in rows)) == worked
     assert {r["provider"] for r in rows if int(r["actualMinutes"])} == {"Pat Provider"}
