@@ -99,7 +99,7 @@ def test_open_period_lists_what_blocks_the_sign_off_with_links_to_the_rows(mweb)
     why = _text(panel.split('id="ts-sign-off-why"', 1)[1].split("</p>", 1)[0])
     assert re.search(r"Not yet: \d+ punch(es)? pending, \d+ missing clock-outs?", why), why
     assert "Preliminary export" in panel
-    assert "marked preliminary" in _text(panel)
+    assert "the export is preliminary" in _text(panel)
 
 
 def test_sign_off_refused_meanwhile_shows_the_blocking_list_inline(mweb):
