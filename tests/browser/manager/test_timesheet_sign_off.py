@@ -31,8 +31,8 @@ def _worked_minutes(page) -> str:
 
 @pytest.mark.parametrize("way", list(PERIODS))
 def test_sign_off_and_export_the_period(site, tab, phones, arrange, way, tmp_path: Path):
-    if site.mode == "split":
-        pytest.skip("covered in embedded mode; the split mode is proven by the other journeys")
+    if site.mode == "split" and way != "desktop-js":
+        pytest.skip("the split mode (the UI reaching the API over HTTP, the file too) once")
     javascript = way == "desktop-js"
     browse = tab if way == "desktop-js" else phones(javascript=False)
     page = browse.page
