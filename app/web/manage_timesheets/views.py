@@ -736,6 +736,13 @@ def approve_clean() -> Response:
 # -- the pay-period panel: sign off, reopen, payroll export ------------------------------------
 
 
+def _fresh(back: str) -> str:
+    """`back` without its export: after a sign-off or a reopening an earlier file is stale."""
+    args = dict(parse_qsl(urlsplit(back).query))
+    args.pop("export", None)
+    return url_for("manage_timesheets.index") + "?" + urlencode(args)
+
+
 def _status(problem: ApiProblem) -> int:
     """The status a page re-rendered with the API's problem answers with."""
     return problem.status if problem.status in (403, 409) else 422
@@ -800,7 +807,7 @@ def sign_off() -> Response:
     flash(f"Signed off the pay period {days(start, relative=False)} \u2013 "
           f"{days(end - timedelta(days=1), relative=False)}: its punches and shifts are locked "
           "for payroll.", "success")
-    return see_other(_back())
+    return see_other(_fresh(_back()))
 
 
 @bp.get("/manage/timesheets/sign-offs/<uuid:sign_off_id>/reopen")
@@ -828,7 +835,7 @@ def reopen(sign_off_id: uuid.UUID) -> Response:
         return _panel(_back_args(back), problem)
     flash("Reopened the pay period: its punches and shifts can change again, and payroll "
           "exports are preliminary until it is signed off again.", "success")
-    return see_other(back)
+    return see_other(_fresh(back))
 
 
 @bp.post("/manage/timesheets/exports")

@@ -136,8 +136,10 @@ def test_sign_off_then_the_page_says_who_and_when_and_locks_the_rows(mweb, arran
     assert re.search(r"<button type=\"submit\">Sign off period</button>", panel)
     assert "Nothing blocks it" in _text(panel)
     answer = mweb.client.post("/manage/timesheets/sign-off", data={
-        "csrf_token": mweb.csrf(), "back": _quiet(mweb, provider=str(mweb.world.provider))})
+        "csrf_token": mweb.csrf(),
+        "back": _quiet(mweb, provider=str(mweb.world.provider), export=str(uuid.uuid4()))})
     assert answer.status_code == 303
+    assert "export=" not in answer.headers["Location"]  # an earlier, preliminary file is stale
     page = mweb.client.get(answer.headers["Location"]).get_data(as_text=True)
     assert "Signed off the pay period Mon 4 May \u2013 Sun 17 May" in page
     status = _text(_panel(page))
