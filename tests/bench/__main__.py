@@ -5,7 +5,9 @@ Prints, each next to its target:
 - requests per second of GET /v1/shifts and GET /v1/appointments under gunicorn (2 workers)
   next to a bare Flask JSON endpoint on the same gunicorn, as a ratio (target ≥ 0.5);
 - the time to compute a two-week timesheet for a whole team of 500 providers (target < 1 s),
-  the median of several runs, and the first run apart.
+  the median of several runs, and the first run apart;
+- the payroll export's time for 500 providers over two weeks: the `payroll` report run as the
+  worker runs it (built, rendered and stored), the median of several runs and its row count.
 Every loop is bounded in count and time and talks only to 127.0.0.1.
 """
 
@@ -95,16 +97,10 @@ def bench_timesheet(env: dict[str, str], team_size: int, runs: int) -> None:
     The app is built as a server builds it (`serving_app`), garbage-collector settings included."""
     os.environ.update(env)
     from app import serving_app
-    from app.api.models import Provider, Team
     from app.config import Settings
 
     app = serving_app(Settings.from_env())
-    db = app.extensions["shiftdesk"].db
-    with db.unit_of_work(write=True) as session:
-        team = session.scalars(select(Team).order_by(Team.name)).first()
-        ids = list(session.scalars(select(Provider.id).order_by(Provider.id).limit(team_size)))
-        session.execute(update(Provider).where(Provider.id.in_(ids)).values(team_id=team.id))
-        team_id = team.id
+    team_id = _bench_team(app, team_size)
     headers = {"Authorization": f"Bearer {_token(env, 'admin@example.com')}"}
     end = datetime.now(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
     client = app.test_client()
@@ -132,6 +128,79 @@ def bench_timesheet(env: dict[str, str], team_size: int, runs: int) -> None:
         samples.append((time.perf_counter() - began) * 1000)
     print(f"two-week timesheet for a team of {sheets} providers, {runs} runs: median "
           f"{_percentile(samples, .5):.0f} ms (target < 1000 ms); first run {samples[0]:.0f} ms")
+
+
+PAYROLL_TEAM = "Payroll export bench"
+"""The team the payroll benchmark makes of exactly `--team-size` providers."""
+
+
+def _bench_team(app: Any, team_size: int, name: str | None = None) -> Any:
+    """Move the first `team_size` providers (by id) into a team; its id. The team is the first
+    by name (one of the organisation's own, as for the timesheet), or the one called `name`,
+    made when missing, which then holds exactly those providers."""
+    from app.api.models import Provider, Team
+
+    with app.extensions["shiftdesk"].db.unit_of_work(write=True) as session:
+        if name is None:
+            team = session.scalars(select(Team).where(Team.name != PAYROLL_TEAM)
+                                   .order_by(Team.name)).first()
+        else:
+            team = session.scalars(select(Team).where(Team.name == name)).first()
+            if team is None:
+                team = Team(name=name)
+                session.add(team)
+                session.flush()
+        ids = list(session.scalars(select(Provider.id).order_by(Provider.id).limit(team_size)))
+        session.execute(update(Provider).where(Provider.id.in_(ids)).values(team_id=team.id))
+        return team.id
+
+
+def bench_payroll(env: dict[str, str], team_size: int, runs: int) -> None:
+    """The payroll export of one team of `team_size` providers over the last two weeks, run
+    `runs` times as the worker runs it (`execute_report_run`: build, render and store the CSV)
+    on runs stored `running` by the admin. Prints the median, the first run and the rows."""
+    os.environ.update(env)
+    from app import serving_app
+    from app.api.jobs.context import JobContext
+    from app.api.jobs.reports import execute_report_run
+    from app.api.models import Provider, ReportRun, User
+    from app.config import Settings
+
+    settings = Settings.from_env()
+    app = serving_app(settings)
+    db = app.extensions["shiftdesk"].db
+    team_id = _bench_team(app, team_size, PAYROLL_TEAM)
+    end = datetime.now(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
+    parameters = {"teamId": str(team_id),
+                  "startDate": (end - timedelta(days=14)).strftime("%Y-%m-%dT%H:%M:%SZ"),
+                  "endDate": end.strftime("%Y-%m-%dT%H:%M:%SZ")}
+    samples: list[float] = []
+    rows, size, name = 0, 0, ""
+    with db.unit_of_work() as session:
+        providers = len(session.scalars(select(Provider.id).where(Provider.team_id == team_id))
+                        .all())
+    for _ in range(runs):
+        with db.unit_of_work(write=True) as session:
+            admin = session.scalars(select(User.id).where(User.email == "admin@example.com")).one()
+            run = ReportRun(report_id="payroll", created_by_id=admin, status="running",
+                            parameters=parameters)
+            session.add(run)
+            session.flush()
+            run_id = run.id
+        began = time.perf_counter()
+        status = execute_report_run(JobContext(db, settings), run_id)
+        samples.append(time.perf_counter() - began)
+        with db.unit_of_work() as session:
+            done = session.get(ReportRun, run_id)
+            assert done is not None
+            if status != "completed" or done.file_content is None:
+                print(f"payroll export: run {status}: {done.error}")
+                return
+            rows = done.file_content.count(b"\n") - 1
+            size, name = len(done.file_content), done.file_name or ""
+    print(f"bench: payroll export {providers} providers x 14 days: "
+          f"{_percentile(samples, .5):.2f} s, {rows} rows (median of {runs} runs; first run "
+          f"{samples[0]:.2f} s; {size / 1e6:.1f} MB, {name})")
 
 
 def _load(url: str, headers: dict[str, str], seconds: float, threads: int) -> float:
@@ -210,7 +279,9 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=8.0)
     parser.add_argument("--team-size", type=int, default=500)
     parser.add_argument("--timesheet-runs", type=int, default=5)
-    parser.add_argument("--only", choices=["throughput", "slots", "timesheet"], action="append",
+    parser.add_argument("--payroll-runs", type=int, default=3)
+    parser.add_argument("--only", choices=["throughput", "slots", "timesheet", "payroll"],
+                        action="append",
                         help="run only these benchmarks (repeatable); default: all")
     parser.add_argument("--workdir", type=Path, default=None,
                         help="keep the organisation here and reuse it when it exists "
@@ -225,13 +296,15 @@ def main() -> None:
             subprocess.run([sys.executable, "-m", "app", "init", "--scale", str(args.scale)],
                            env=env, check=True, cwd=ROOT, stderr=subprocess.DEVNULL)
             print(f"init --scale {args.scale}: {time.perf_counter() - began:.1f} s")
-        only = set(args.only or ["throughput", "slots", "timesheet"])
+        only = set(args.only or ["throughput", "slots", "timesheet", "payroll"])
         if "throughput" in only:
             bench_throughput(env, args.seconds)
         if "slots" in only:
             bench_slot_search(env, args.slot_runs)
         if "timesheet" in only:
             bench_timesheet(env, args.team_size, args.timesheet_runs)
+        if "payroll" in only:
+            bench_payroll(env, args.team_size, args.payroll_runs)
 
 
 if __name__ == "__main__":

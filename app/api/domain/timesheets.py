@@ -474,6 +474,10 @@ def _scheduled_seconds(shifts: Sequence[ScheduledShift], window: Interval[dateti
                        ) -> dict[Key, dict[date, int]]:
     """Seconds of the valid shifts' working and paid-break segments in the window, by pay code,
     role and local day. A segment outside the window still names its total (with no days)."""
+    # The window's local days in order: an instant's day is the one after the midnights before
+    # it (bisection, rather than converting every piece's start to the site zone).
+    first = window.start.astimezone(data.zone).date()
+    local_days = [first + timedelta(days=n) for n in range(len(midnights) + 1)]
     scheduled: dict[Key, dict[date, int]] = {}
     for shift in shifts:
         pay_code = shift.pay_code_id or data.default_pay_code_id
@@ -487,9 +491,10 @@ def _scheduled_seconds(shifts: Sequence[ScheduledShift], window: Interval[dateti
             start, end = max(segment.start, window.start), min(segment.end, window.end)
             if end <= start:
                 continue
-            inside = midnights[bisect_right(midnights, start):bisect_left(midnights, end)]
-            for first, last in pairwise([start, *inside, end]):
-                days[first.astimezone(data.zone).date()] += _seconds(first, last)
+            after = bisect_right(midnights, start)
+            inside = midnights[after:bisect_left(midnights, end)]
+            for index, (low, high) in enumerate(pairwise([start, *inside, end]), after):
+                days[local_days[index]] += _seconds(low, high)
     return scheduled
 
 

@@ -343,7 +343,10 @@ def _payroll(given: BuildInput) -> Table:
 
     No total rows: an importer sums the rows, and a provider's rows per pay code and role add up
     to the timesheet's `payCodeTotals` exactly. Rows with no whole minute are left out. The file
-    is final only when it has providers and active sign-offs cover each one's whole window.
+    is final only when it has providers and active sign-offs cover each one's whole window, the
+    same sign-offs before the timesheets are computed and after: reopening is for good, so a
+    sign-off active at both reads was active, and its providers' punches and shifts frozen,
+    while they were computed (PostgreSQL reads each statement afresh; SQLite from one snapshot).
     """
     window = Interval(given.start, given.end)
     providers = list(given.session.scalars(
@@ -351,10 +354,12 @@ def _payroll(given: BuildInput) -> Table:
         .where(m.Provider.team_id == given.team_id,
                given.actor.where("view", "Timesheet", TIMESHEET.columns))
         .order_by(m.Provider.name, m.Provider.id)))
-    spans = _sign_offs_by_provider(given.session, [p.id for p in providers], window)
-    covering = {p.id: covering_sign_offs(window, spans.get(p.id, [])) for p in providers}
-    final = bool(providers) and all(ids is not None for ids in covering.values())
-    status = SIGNED_OFF if final else PRELIMINARY
+
+    def coverage() -> dict[uuid.UUID, list[uuid.UUID] | None]:
+        spans = _sign_offs_by_provider(given.session, [p.id for p in providers], window)
+        return {p.id: covering_sign_offs(window, spans.get(p.id, [])) for p in providers}
+
+    before = coverage()
     pay_codes = {str(i): name for i, name in given.session.execute(
         select(m.PayCode.id, m.PayCode.shorthand_name)).tuples()}
     roles = {str(i): name for i, name in given.session.execute(
@@ -365,20 +370,26 @@ def _payroll(given: BuildInput) -> Table:
         return (day.day, pay_codes.get(code) or "", code, day.role_id is not None,
                 roles.get(role) or "", role)
 
-    rows: list[list[Any]] = []
+    days: list[tuple[m.Provider, list[PayCodeDay]]] = []
     for offset in range(0, len(providers), PROVIDER_CHUNK):
         chunk = providers[offset:offset + PROVIDER_CHUNK]
         sheets = computed_timesheets(given.session, providers=chunk, start=given.start,
                                      end=given.end, now=given.now, zone=given.zone,
                                      grace_minutes=given.grace_minutes)
-        for provider, sheet in zip(chunk, sheets, strict=True):
-            sign_offs = " ".join(str(i) for i in covering[provider.id] or ())
-            rows.extend(
-                [provider.imported_id, provider.id, provider.name, d.day.isoformat(),
-                 pay_codes.get(str(d.pay_code_id)), d.pay_code_id,
-                 roles.get(str(d.role_id)) if d.role_id is not None else None, d.role_id,
-                 d.scheduled, d.actual, status, sign_offs]
-                for d in sorted(sheet.pay_code_days, key=order) if d.scheduled or d.actual)
+        days.extend((provider, sorted((d for d in sheet.pay_code_days if d.scheduled or d.actual),
+                                      key=order))
+                    for provider, sheet in zip(chunk, sheets, strict=True))
+    after = coverage()
+    settled = {i: ids if after[i] == ids else None for i, ids in before.items()}
+    final = bool(providers) and all(ids is not None for ids in settled.values())
+    status = SIGNED_OFF if final else PRELIMINARY
+    rows = [
+        [provider.imported_id, provider.id, provider.name, d.day.isoformat(),
+         pay_codes.get(str(d.pay_code_id)), d.pay_code_id,
+         roles.get(str(d.role_id)) if d.role_id is not None else None, d.role_id,
+         d.scheduled, d.actual, status, " ".join(str(i) for i in settled[provider.id] or ())]
+        for provider, provider_days in days for d in provider_days
+    ]
     return Table(PAYROLL_HEADER, rows, tag=None if final else PRELIMINARY)
 
 
