@@ -1,7 +1,9 @@
 """A manager signs off a pay period from the team timesheet's panel and exports it for payroll:
 a punch that came in meanwhile blocks the sign-off (the API's list shows, linked to the row),
 the punch is approved, the period signed off, the export made and downloaded, and the file's
-minutes add up to the timesheet's — at 1280 px with JavaScript and at 390 px without."""
+minutes add up to the timesheet's — at 1280 px with JavaScript and at 390 px without. An
+administrator reopens a signed-off period: htmx asks in a dialog, without JavaScript a
+confirmation page does."""
 
 from __future__ import annotations
 
@@ -10,17 +12,22 @@ import io
 import re
 from datetime import UTC, date, datetime, time, timedelta
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 import pytest
 
+from app.contract.sign_offs import TimesheetSignOffCreate
 from app.web.filters import format_minutes
-from tests.browser.manager.conftest import add_punches, add_shift
+from tests.browser.manager.conftest import add_punches, add_shift, client_as
+from tests.factories import uid
 
 pytestmark = pytest.mark.xdist_group("browser-manager")
 expect = pytest.importorskip("playwright.sync_api").expect
 
 # Pay periods of the seeded providers' biweekly template, in 2024, where nothing else happens.
 PERIODS = {"desktop-js": date(2024, 9, 9), "phone-no-js": date(2024, 9, 23)}
+ED = uid("team:Emergency")
+NEW_YORK = ZoneInfo("America/New_York")
 
 
 def _worked_minutes(page) -> str:
@@ -99,3 +106,38 @@ def test_sign_off_and_export_the_period(site, tab, phones, arrange, way, tmp_pat
     assert {r["status"] for r in rows} == {"signed-off"}
     assert format_minutes(sum(int(r["actualMinutes"]) for r in rows)) == worked
     assert {r["provider"] for r in rows if int(r["actualMinutes"])} == {"Pat Provider"}
+
+
+@pytest.mark.parametrize("javascript", [True, False], ids=["js", "no-js"])
+def test_an_administrator_reopens_a_signed_off_period(site, tab, no_js_tab, javascript):
+    if site.mode == "split":
+        pytest.skip("covered in embedded mode; the split mode is proven by the journey above")
+    browse = tab if javascript else no_js_tab
+    page = browse.page
+    first = date(2024, 10, 7) if javascript else date(2024, 10, 21)
+    # The site's midnights: the second period ends after the autumn's change of clocks.
+    begin, end = (datetime.combine(d, time(0), tzinfo=NEW_YORK).astimezone(UTC)
+                  for d in (first, first + timedelta(days=14)))
+    client_as(site, "manager@example.com").create_sign_off(TimesheetSignOffCreate(
+        team_id=ED, start_date=begin, end_date=end))
+    browse.sign_in("admin@example.com", start="/manage/timesheets")
+    browse.goto(f"/manage/timesheets?team={ED}&period={first.isoformat()}")
+    panel = page.locator("#ts-panel")
+    expect(panel).to_contain_text(re.compile(r"Signed off by Morgan Manager on \w"))
+    expect(panel.get_by_role("button", name="Sign off period")).to_have_count(0)
+    reopen = panel.get_by_role("link", name=re.compile("^Reopen"))
+    if javascript:
+        # htmx asks in the browser's own dialog before it posts.
+        page.once("dialog", lambda dialog: dialog.accept())
+        browse.click(reopen)
+    else:
+        browse.click(reopen)
+        expect(page.get_by_role("heading", level=1)).to_have_text("Reopen this pay period?")
+        expect(page.get_by_text(re.compile("unlocks data payroll may already have"))
+               ).to_be_visible()
+        browse.click(page.get_by_role("button", name="Reopen period"))
+    expect(page.get_by_role("status")).to_contain_text("Reopened the pay period")
+    panel = page.locator("#ts-panel")
+    expect(panel).to_contain_text("reopened by Ada Admin on")
+    expect(panel.get_by_role("button", name="Sign off period")).to_be_enabled()
+    expect(panel.get_by_role("button", name="Preliminary export")).to_be_visible()

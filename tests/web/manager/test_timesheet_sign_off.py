@@ -301,3 +301,23 @@ def test_someone_elses_or_a_made_up_export_is_refused_inline(mweb, arrange):
     assert download.status_code == 303
     after = mweb.client.get(download.headers["Location"]).get_data(as_text=True)
     assert "not one of your payroll exports" in after
+
+
+def test_a_sign_off_of_part_of_the_period_is_named_and_blocks_another(mweb):
+    begin, _end = _quiet_window()
+    response = mweb.app.test_client().post(
+        "/v1/timekeeping/timesheet/sign-offs",
+        json={"teamId": str(mweb.world.ed), "startDate": begin.strftime("%Y-%m-%dT%H:%M:%SZ"),
+              "endDate": (begin + timedelta(days=7)).strftime("%Y-%m-%dT%H:%M:%SZ")},
+        headers={"Authorization": f"Bearer {mweb.token('manager@example.com')}"})
+    assert response.status_code == 201, response.get_json()
+    mweb.sign_in("manager@example.com")
+    panel = _panel(mweb.client.get(_quiet(mweb)).get_data(as_text=True))
+    assert "Status Open" in _text(panel)
+    assert ("Part of this period (Mon 4 May \u2013 Sun 10 May) is signed off by Morgan Manager"
+            in _text(panel))
+    button = re.search(r"<button[^>]*>Sign off period</button>", panel)
+    assert button is not None
+    assert "disabled" in button.group(0)
+    assert "part of the period is signed off already; reopen it first" in _text(panel)
+    assert "Preliminary export" in panel
