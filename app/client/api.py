@@ -32,6 +32,7 @@ from app.contract import (
     providers,
     roles,
     shifts,
+    sign_offs,
     teams,
     time_off,
     timekeeping,
@@ -305,6 +306,12 @@ class ApiClient:
     def team_timesheets(self, query: timekeeping.TimesheetQuery) -> timekeeping.TimesheetPage:
         """A page of timesheets, one per provider of a team."""
         return self._call("GET", "/timekeeping/timesheet", timekeeping.TimesheetPage, query=query)
+
+    def list_sign_offs(self, query: sign_offs.TimesheetSignOffQuery | None = None,
+                       ) -> sign_offs.TimesheetSignOffPage:
+        """Timesheet sign-offs overlapping a range, of those the caller may view (extension)."""
+        return self._call("GET", "/timekeeping/timesheet/sign-offs",
+                          sign_offs.TimesheetSignOffPage, query=query)
 
     # -- appointments --------------------------------------------------------------------------
 
