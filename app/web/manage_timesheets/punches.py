@@ -139,9 +139,9 @@ def _anchor(back: str, provider: Any) -> str:
 
 
 def missing_punch(row: ShiftRow) -> str | None:
-    """The punch a row is missing: the clock-in of a shift not worked, the clock-out of a
-    clock-in never closed."""
-    if row.shift is not None and not row.counted:
+    """The punch a row is missing: the clock-in of a shift not worked or only clocked out of,
+    the clock-out of a clock-in never closed."""
+    if row.shift is not None and not any(p.action == "clock_in" for p in row.counted):
         return "clock_in"
     return "clock_out" if row.open else None
 
