@@ -329,3 +329,16 @@ def test_section_offers_a_punch_for_its_provider(mweb):
     assert back is not None
     assert f"team={mweb.world.ed}" in markup.unescape(back.group(1))
     assert "period=2026-02-23" in markup.unescape(back.group(1))
+
+
+def test_a_fixed_time_shows_on_pats_timecard_with_the_managers_note(mweb):
+    mweb.sign_in("manager@example.com")
+    [late] = _punches(mweb, time=PAT_CLOCK_IN)
+    fixed = mweb.client.post(f"/manage/timesheets/punches/{late.id}", data={
+        "csrf_token": mweb.csrf(), "decision": "fix", "time": "2026-03-03T07:02",
+        "row": _shift_of(mweb, 3), "admin_note": "Badge reader down", "back": _back(mweb)})
+    assert fixed.status_code == 303
+    mweb.sign_in("provider@example.com")
+    card = _text(mweb.client.get("/timecard?period=2026-03-03").get_data(as_text=True))
+    assert "Manager's note (clocked in at 7:02 AM): Badge reader down" in card
+    assert "Added by your manager" not in card  # Pat made it; the manager corrected it
