@@ -6,6 +6,7 @@ from __future__ import annotations
 import html as markup
 import re
 from datetime import UTC, datetime
+from urllib.parse import quote
 
 from sqlalchemy import select
 
@@ -342,3 +343,22 @@ def test_a_fixed_time_shows_on_pats_timecard_with_the_managers_note(mweb):
     card = _text(mweb.client.get("/timecard?period=2026-03-03").get_data(as_text=True))
     assert "Manager's note (clocked in at 7:02 AM): Badge reader down" in card
     assert "Added by your manager" not in card  # Pat made it; the manager corrected it
+
+
+def test_hostile_addresses_answer_pages_not_errors(mweb):
+    mweb.sign_in("manager@example.com")
+    evil = quote("//evil.example/manage/timesheets", safe="")
+    new = mweb.client.get(f"/manage/timesheets/punches/new?provider=x&row=%00&back={evil}")
+    assert new.status_code == 303
+    assert new.headers["Location"].startswith("/manage/timesheets")
+    page = mweb.client.get(new.headers["Location"]).get_data(as_text=True)
+    assert "Choose the provider on this timesheet" in page
+    gone = mweb.client.get(f"/manage/timesheets/punches/{uid('nothing')}/delete?back={evil}")
+    assert gone.status_code == 303
+    assert gone.headers["Location"].startswith("/manage/timesheets")
+    fix = mweb.client.get("/manage/timesheets/fix-clock-outs?team=x&period=99999-1-1&provider=%00")
+    assert fix.status_code == 200
+    hostile_fold = _add(mweb, fold="7", date="2026-11-01", time="01:30", action="clock_in",
+                        back=_back(mweb, "period=2026-10-26"))
+    assert hostile_fold.status_code == 422
+    assert "happens twice" in hostile_fold.get_data(as_text=True)
