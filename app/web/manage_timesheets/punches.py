@@ -256,7 +256,8 @@ def confirm_delete_punch(punch_id: uuid.UUID) -> Response:
 
 @bp.post("/manage/timesheets/punches/<uuid:punch_id>/delete")
 def delete_punch(punch_id: uuid.UUID) -> Response:
-    """Delete a punch; a refusal is shown on the confirmation (htmx: as a message)."""
+    """Delete a punch; the API's refusal shows on the confirmation (a punch not on this
+    timesheet: through the UI's problem handlers, back with the message)."""
     period = _period()
     found = _punch(period, punch_id)
     try:
