@@ -395,9 +395,10 @@ def apply_clock_outs() -> Response:
     refused = [p for p in kept if p.problem is not None]
     if not refused and not gone:
         return see_other(period.url())
-    for key in sorted(gone):
+    if gone:
         form.form_errors.append(
-            f"A kept shift ({key}) has no missing clock-out on this timesheet: it was fixed "
-            "meanwhile, or it is not your team's. Nothing was added for it.")
+            f"{len(gone)} of the kept shifts no longer miss a clock-out on this timesheet (fixed "
+            "meanwhile, or not your team's): nothing was added for "
+            + ("it." if len(gone) == 1 else "them."))
     fresh = build_period(dict(parse_qsl(urlsplit(_back()).query)))
     return _show_fix(fresh, form, set(), refused, status=409)

@@ -362,3 +362,14 @@ def test_hostile_addresses_answer_pages_not_errors(mweb):
                         back=_back(mweb, "period=2026-10-26"))
     assert hostile_fold.status_code == 422
     assert "happens twice" in hostile_fold.get_data(as_text=True)
+
+
+def test_fix_missing_clock_outs_names_a_tampered_id_when_nothing_is_left(mweb):
+    mweb.sign_in("manager@example.com")
+    third = _shift_of(mweb, 3)
+    answer = _fix(mweb, [third, str(uid("nothing"))])
+    html = answer.get_data(as_text=True)
+    assert answer.status_code == 409
+    assert "No shift of this period waits" in _text(html)  # the one proposal was added
+    alert = _text(html.split('class="form-errors" role="alert"', 1)[1].split("</div>", 1)[0])
+    assert "not your team" in alert
