@@ -4,6 +4,8 @@ fix the team's missing clock-outs in one action.
 `new_punch`/`create_punch` add a punch for a provider of the timesheet (action, a date and time
 on the site's clock, a note for the provider), created approved at once through `POST
 /v1/timekeeping/timecard/punches`; a time the clocks skip or repeat is asked about in words.
+Without JavaScript the form is a page and success goes back (303) to the provider's section; htmx
+from the timesheet opens it in the provider's section, which then refreshes in place.
 `confirm_delete_punch`/`delete_punch` delete one after a confirmation. `fix_clock_outs` proposes
 a clock-out at the scheduled end of every shift whose clock-in has none (the `no_clock_out`
 errors of the period), and `apply_clock_outs` adds the ones the manager keeps, concurrently in
@@ -32,9 +34,17 @@ from app.client import ApiClient, ApiProblem
 from app.contract.timekeeping import PunchCreate, TimesheetPunchRead
 from app.web.auth import api
 from app.web.forms import BaseForm, apply_problem
-from app.web.htmx import render, see_other
+from app.web.htmx import is_partial, render, render_macro, see_other, target
 from app.web.manage_schedule.calendar import zone
-from app.web.manage_timesheets.views import ACTIONS, BATCH, Period, Sheet, bp, build_period
+from app.web.manage_timesheets.views import (
+    ACTIONS,
+    BATCH,
+    ROWS,
+    Period,
+    Sheet,
+    bp,
+    build_period,
+)
 from app.web.security import safe_next
 from app.web.worked_days import ERRORS, ShiftRow
 
@@ -156,8 +166,20 @@ def _suggestion(row: ShiftRow | None) -> tuple[str, datetime | None] | None:
     return action, row.shift.start_date if action == "clock_in" else row.shift.end_date
 
 
+def _inline(sheet: Sheet | None) -> bool:
+    """Whether htmx asked from the timesheet for the provider's section (the form in place)."""
+    return sheet is not None and is_partial() and target() == f"sheet-{sheet.provider.id}"
+
+
 def _show_new(form: PunchAddForm, period: Period, sheet: Sheet | None, row: ShiftRow | None,
               status: int = 200) -> Response:
+    """The form: in the provider's section of the timesheet for htmx from there (its fields'
+    ids carry the provider's), else the page (htmx: its form alone)."""
+    if sheet is not None and _inline(sheet):
+        for bound in form:
+            bound.id = bound.label.field_id = f"{bound.name}-{sheet.provider.id}"
+        return render_macro(ROWS, "person_section", sheet, period, adding=form,
+                            adding_row=row.key if row else "", status=status)
     return render(NEW, fragment="punch_form", form=form, period=period, sheet=sheet, row=row,
                   back=_back(), row_key=row.key if row else "", status=status)
 
@@ -218,6 +240,11 @@ def create_punch() -> Response:
     name = sheet.name if sheet else "the provider"
     flash(f"{ACTIONS[body.action]} at {_words(at, 'local_datetime')} added for {name}, approved "
           "with your note.", "success")
+    if _inline(sheet):  # the section again, in place, with the punch
+        fresh = _period()
+        again = _sheet(fresh, form.provider.data)
+        if again is not None:
+            return render_macro(ROWS, "person_section", again, fresh)
     return see_other(_anchor(_back(), form.provider.data))
 
 

@@ -68,7 +68,8 @@ def test_add_punch_form_prefills_the_missing_clock_out_of_a_row(mweb):
     key = _shift_of(mweb, 3)
     page = mweb.client.get(_back(mweb)).get_data(as_text=True)
     row = page.split(f'<li id="row-{key}"', 1)[1].split("</article>", 1)[0]
-    link = re.search(r'href="([^"]+)">Add clock out', row)
+    link = re.search(r'href="([^"]+)" hx-get="[^"]+" hx-target="#sheet-[^"]+"'
+                     r' hx-push-url="false">Add clock out', row)
     assert link is not None, row
     url = link.group(1).replace("&amp;", "&")
     answer = mweb.client.get(url)
@@ -320,7 +321,9 @@ def test_section_offers_a_punch_for_its_provider(mweb):
     mweb.sign_in("manager@example.com")
     page = mweb.client.get(_back(mweb)).get_data(as_text=True)
     section = page.split(f'id="sheet-{mweb.world.provider}"', 1)[1].split("</details>", 1)[0]
-    link = re.search(r'href="(/manage/timesheets/punches/new[^"]+)">Add a punch', section)
+    link = re.search(r'href="(/manage/timesheets/punches/new[^"]+)" hx-get="\1"'
+                     rf' hx-target="#sheet-{mweb.world.provider}" hx-push-url="false">Add a punch',
+                     section)
     assert link is not None
     url = link.group(1).replace("&amp;", "&")
     assert f"provider={mweb.world.provider}" in url
@@ -373,3 +376,31 @@ def test_fix_missing_clock_outs_names_a_tampered_id_when_nothing_is_left(mweb):
     assert "No shift of this period waits" in _text(html)  # the one proposal was added
     alert = _text(html.split('class="form-errors" role="alert"', 1)[1].split("</div>", 1)[0])
     assert "not your team" in alert
+
+
+def test_add_punch_from_a_section_opens_and_refreshes_it_in_place_for_htmx(mweb):
+    mweb.sign_in("manager@example.com")
+    section = {"HX-Request": "true", "HX-Target": f"sheet-{mweb.world.provider}"}
+    key = _shift_of(mweb, 3)
+    opened = mweb.client.get(f"/manage/timesheets/punches/new?provider={mweb.world.provider}"
+                             f"&row={key}&back={quote(_back(mweb), safe='')}", headers=section)
+    html = opened.get_data(as_text=True)
+    assert opened.status_code == 200
+    assert html.lstrip().startswith(f'<details id="sheet-{mweb.world.provider}"')
+    assert "HX-Target" in opened.headers["Vary"]
+    assert "Add a punch for Pat Provider</h3>" in html
+    assert f'id="time-{mweb.world.provider}" name="time"' in html  # ids of this section
+    assert 'value="19:00"' in html
+    assert f'hx-target="#sheet-{mweb.world.provider}"' in html
+    bad = _add(mweb, section, admin_note="")
+    assert bad.status_code == 422
+    assert bad.get_data(as_text=True).lstrip().startswith('<details id="sheet-')
+    assert f'id="admin_note-{mweb.world.provider}-error"' in bad.get_data(as_text=True)
+    done = _add(mweb, section, row=key)
+    html = done.get_data(as_text=True)
+    assert done.status_code == 200
+    assert html.lstrip().startswith(f'<details id="sheet-{mweb.world.provider}"')
+    assert "Add a punch for Pat Provider</h3>" not in html  # closed again
+    assert "7:25 AM \u2013 7:00 PM" in _text(html.split(f'<li id="row-{key}"', 1)[1])
+    assert 'hx-swap-oob="true"' in html
+    assert "added for Pat Provider" in _text(html.split('id="messages"', 1)[1])
