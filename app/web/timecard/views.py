@@ -4,7 +4,10 @@ pending punch.
 `GET /timecard` says which dates the pay period covers and shows one row per shift worked (the
 same rows as the team timesheet, newest first): in and out, breaks, worked against scheduled
 minutes, warnings and errors in words, and the review state, with totals (worked, scheduled to
-date, the whole period). `GET|POST /timecard/punches/<id>/delete` withdraws a pending punch.
+date, the whole period). A punch a manager added or corrected shows with the manager's note
+("Added by your manager" for one added approved at once). While an active sign-off covers the
+period the page says who signed it off and when, and offers no withdrawing in it.
+`GET|POST /timecard/punches/<id>/delete` withdraws a pending punch.
 
 Must not import `app.api`; it reaches the API only through `app.client`.
 """
@@ -21,6 +24,7 @@ from flask import Blueprint, Response, abort, current_app, flash, request, url_f
 from app.client import ApiClient
 from app.contract.providers import ProviderListQuery, ProviderWithRelations
 from app.contract.shifts import ShiftListQuery, ShiftRead
+from app.contract.sign_offs import TimesheetSignOffQuery, TimesheetSignOffRead
 from app.contract.timekeeping import TimecardPunchRead, TimesheetQuery, TimesheetRead
 from app.web.auth import api, current_user
 from app.web.htmx import render, see_other
@@ -42,6 +46,11 @@ ERROR_WORDS = {
 # its pay period (a fortnight at most), in the same round as the provider's pay-period template,
 # and then narrowed to the period.
 AROUND = timedelta(days=16)
+ADDED_AT_ONCE = timedelta(seconds=1)
+"""A punch approved with a manager's note less than this after it was made (the same second on
+the wire) was added approved by a manager: a provider's own punch is made pending, and its review
+is a later request. The API records no author, so this is the page's inference; a manager who
+later corrects an added punch leaves it reading as a manager's note."""
 
 
 @dataclass
@@ -54,6 +63,26 @@ class Card:
     shifts: list[ShiftRead]
     now: datetime
     errors: list[str] = field(default_factory=list)
+    sign_offs: list[TimesheetSignOffRead] = field(default_factory=list)
+    signers: dict[str, str] = field(default_factory=dict)
+
+    def signer(self, sign_off: TimesheetSignOffRead) -> str | None:
+        """The name of who signed `sign_off` off, when the provider may know it (their own
+        manager); None otherwise."""
+        return self.signers.get(str(sign_off.signed_by))
+
+    def part(self, sign_off: TimesheetSignOffRead) -> tuple[date, date] | None:
+        """The first and last day of `sign_off` when it covers only part of the period."""
+        zone = _zone()
+        first = max(sign_off.start_date.astimezone(zone).date(), self.start)
+        last = min((sign_off.end_date - timedelta(microseconds=1)).astimezone(zone).date(),
+                   self.end)
+        return None if (first, last) == (self.start, self.end) else (first, last)
+
+    def frozen(self, row: ShiftRow) -> bool:
+        """Whether a punch of `row` lies in a sign-off (so it cannot be withdrawn)."""
+        return any(s.start_date <= p.time < s.end_date for s in self.sign_offs
+                   for p in row.punches)
 
     @property
     def current(self) -> bool:
@@ -97,12 +126,12 @@ def _zone() -> Any:
 
 def fetch(client: ApiClient, provider_id: Any, now: datetime, at: datetime | None = None,
           ) -> list[Any]:
-    """The page's API calls after the user: the provider's timesheet and shifts around `at`
-    (default now) and the provider (their pay-period template), concurrently (the page benchmark
-    makes the same calls)."""
+    """The page's API calls after the user: the provider's timesheet, shifts and sign-offs
+    around `at` (default now) and the provider (their pay-period template and manager),
+    concurrently (the page benchmark makes the same calls)."""
     if provider_id is None:  # not a provider: the API's answer (no timecard) is the page
         client.my_timecard()
-        return [None, [], None]
+        return [None, [], None, None]
     at = at or now
     start, end = at - AROUND, at + AROUND
     query = TimesheetQuery(provider=provider_id, start_date=start, end_date=end)
@@ -111,12 +140,16 @@ def fetch(client: ApiClient, provider_id: Any, now: datetime, at: datetime | Non
     return client.concurrently(
         lambda: client.timesheet(query),
         lambda: list(client.iterate(client.list_shifts, shifts)),
-        lambda: client.list_providers(ProviderListQuery(page_size=200)))
+        lambda: client.list_providers(ProviderListQuery(page_size=200)),
+        lambda: client.list_sign_offs(TimesheetSignOffQuery(
+            provider_id=provider_id, start_date=start, end_date=end, page_size=200)))
 
 
 def build_card(sheet: TimesheetRead | None, shifts: list[ShiftRead],
-               person: ProviderWithRelations | None, now: datetime, day: date) -> Card:
-    """The rows of the pay period holding `day`, newest first, and the period's totals."""
+               person: ProviderWithRelations | None, now: datetime, day: date,
+               sign_offs: list[TimesheetSignOffRead] | None = None) -> Card:
+    """The rows of the pay period holding `day`, newest first, the period's totals, and the
+    active sign-offs of the provider that overlap it."""
     zone = _zone()
     start, length = period_of(person, day)
     begin = datetime.combine(start, time(0), tzinfo=zone).astimezone(UTC)
@@ -131,12 +164,24 @@ def build_card(sheet: TimesheetRead | None, shifts: list[ShiftRead],
     if any(r.open and r.errors for r in rows):
         texts.append(ERROR_WORDS["no_clock_out"])
     mine = [s for s in shifts if begin <= s.start_date < end]
-    return Card(start=start, length=length, rows=rows, shifts=mine, now=now, errors=texts)
+    frozen = [s for s in sign_offs or [] if s.reopened_at is None and s.start_date < end
+              and s.end_date > begin and (person is None or person.id in s.provider_ids)]
+    manager = person.manager if person else None
+    signers = {str(manager.id): manager.name} if manager and manager.name else {}
+    return Card(start=start, length=length, rows=rows, shifts=mine, now=now, errors=texts,
+                sign_offs=frozen, signers=signers)
+
+
+def added_by_manager(punch: TimecardPunchRead) -> bool:
+    """Whether a manager added the punch approved at once (see `ADDED_AT_ONCE`)."""
+    return (punch.state == "approved" and punch.admin_note is not None
+            and punch.provider_note is None
+            and punch.updated_at - punch.created_at < ADDED_AT_ONCE)
 
 
 @bp.context_processor
 def _helpers() -> dict[str, Any]:
-    return {"action_words": ACTION_WORDS.get}
+    return {"action_words": ACTION_WORDS.get, "added_by_manager": added_by_manager}
 
 
 @bp.get("/timecard")
@@ -147,9 +192,9 @@ def index() -> Response:
     day = parse_day(request.args.get("period")) or now.astimezone(_zone()).date()
     me = current_user()
     at = datetime.combine(day, time(12), tzinfo=_zone()).astimezone(UTC)
-    sheet, shifts, people = fetch(api(), me.provider_id, now, at)
+    sheet, shifts, people, signed = fetch(api(), me.provider_id, now, at)
     person = next((p for p in people.items if p.id == me.provider_id), None) if people else None
-    card = build_card(sheet, shifts, person, now, day)
+    card = build_card(sheet, shifts, person, now, day, signed.items if signed else [])
     return render("timecard/index.html", fragment="timecard_days", card=card)
 
 
