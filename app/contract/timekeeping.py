@@ -61,6 +61,15 @@ class TimecardPunchRead(ApiModel):
     time: Timestamp
     provider_note: str | None
     admin_note: str | None
+    created_by: Id | None = Field(
+        default=None, json_schema_extra=EXTENSION,
+        description="The user who recorded the punch (extension): the provider clocking, or a "
+        "manager adding a missed punch; null for generated punches and those recorded before "
+        "authors were kept.")
+    reviewed_by: Id | None = Field(
+        default=None, json_schema_extra=EXTENSION,
+        description="The user who last approved, rejected, annotated or corrected the punch "
+        "(extension); null while nobody has.")
 
 
 class TimecardRead(ApiModel):

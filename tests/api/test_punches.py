@@ -236,6 +236,33 @@ def test_create_punch_lets_a_manager_set_state_and_admin_note(fresh_api: Any, wo
     assert _punch(fresh_api, world.provider, "clock_in", state="pending").status_code == 400
 
 
+def _user_id(api: Any, email: str) -> str:
+    return api.get("/v1/users/me", user=email).get_json()["id"]
+
+
+def test_punches_name_who_recorded_and_who_last_reviewed_them(fresh_api: Any, world: Any
+                                                             ) -> None:
+    own = _created(_punch(fresh_api, world.provider, "clock_in"))
+    added = _created(_punch(fresh_api, world.provider, "break_start", user=MANAGER,
+                            state="approved", adminNote="Forgot to punch the break"))
+    manager, provider = _user_id(fresh_api, MANAGER), _user_id(fresh_api, PROVIDER)
+    assert (own["createdBy"], own["reviewedBy"]) == (provider, None)
+    assert (added["createdBy"], added["reviewedBy"]) == (manager, None)
+    reviewed = fresh_api.patch(f"{PUNCHES}/{own['id']}", user=MANAGER, json={"state": "approved"})
+    assert reviewed.status_code == 200, reviewed.get_json()
+    assert (reviewed.get_json()["createdBy"], reviewed.get_json()["reviewedBy"]) == (
+        provider, manager)
+    # the timesheet's punches say the same
+    day = _parse(own["time"]).replace(hour=0, minute=0, second=0)
+    sheet = fresh_api.get("/v1/timekeeping/timesheet", user=MANAGER, query_string={
+        "team": str(world.ed), "startDate": _wire(day - timedelta(days=1)),
+        "endDate": _wire(day + timedelta(days=2))}).get_json()
+    authors = {p["id"]: (p["createdBy"], p["reviewedBy"])
+               for s in sheet["items"] for p in s["punches"]}
+    assert authors[own["id"]] == (provider, manager)
+    assert authors[added["id"]] == (manager, None)
+
+
 def test_create_punch_accepts_explicit_pending_state_from_a_provider(fresh_api: Any, world: Any
                                                                      ) -> None:
     assert _created(_punch(fresh_api, world.provider, "clock_in", state="pending",

@@ -70,6 +70,12 @@ class TimecardPunch(Base):
     time: Mapped[datetime] = mapped_column(UtcDateTime)
     provider_note: Mapped[str | None]
     admin_note: Mapped[str | None]
+    # Who recorded the punch and who last reviewed or corrected it (null: the system, or before
+    # these were kept); a deleted user leaves the punch standing.
+    created_by: Mapped[uuid.UUID | None] = mapped_column(
+        "created_by_id", ForeignKey("users.id", ondelete="SET NULL"))
+    reviewed_by: Mapped[uuid.UUID | None] = mapped_column(
+        "reviewed_by_id", ForeignKey("users.id", ondelete="SET NULL"))
 
     timecard: Mapped[Timecard] = relationship(back_populates="punches")
     provider: Mapped[Provider] = relationship()

@@ -335,7 +335,8 @@ def create_punch(session: Session, *, actor: Actor, body: wire.PunchCreate, now:
     if timecard is None:
         timecard = create_timecard(session, provider_id=provider.id, period=period)
     punch = TimecardPunch(provider_id=provider.id, action=body.action, state=body.state, time=at,
-                          provider_note=body.provider_note, admin_note=body.admin_note)
+                          provider_note=body.provider_note, admin_note=body.admin_note,
+                          created_by=actor.user_id)
     punch.timecard = timecard
     session.add(punch)
     session.flush()
@@ -419,6 +420,8 @@ def update_punch(session: Session, *, actor: Actor, punch_id: uuid.UUID,
         punch.state = body.state
     if "admin_note" in sent:
         punch.admin_note = body.admin_note
+    if body.state is not None or body.time is not None or "admin_note" in sent:
+        punch.reviewed_by = actor.user_id
     session.flush()
     return punch
 
@@ -467,11 +470,14 @@ _PUNCH_COLUMNS = (
     wire_time(TimecardPunch.time).label("time_text"),
     TimecardPunch.provider_note,
     TimecardPunch.admin_note,
+    wire_id(TimecardPunch.created_by).label("created_by"),
+    wire_id(TimecardPunch.reviewed_by).label("reviewed_by"),
 )
 """A punch's `TimecardPunchRead` members as wire text, in the contract's order."""
 
 _PUNCH_MEMBERS = ("id", "timecardId", "providerId", "generated", "createdAt", "updatedAt",
-                  "action", "state", "time", "providerNote", "adminNote")
+                  "action", "state", "time", "providerNote", "adminNote", "createdBy",
+                  "reviewedBy")
 """The wire names of `_PUNCH_COLUMNS`, in the same order."""
 
 
@@ -493,6 +499,8 @@ class _PunchRow(NamedTuple):
     time_text: str
     provider_note: str | None
     admin_note: str | None
+    created_by: str | None
+    reviewed_by: str | None
     time: datetime
 
 

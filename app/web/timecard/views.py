@@ -5,8 +5,9 @@ pending punch.
 same rows as the team timesheet, newest first): in and out, breaks, worked against scheduled
 minutes, warnings and errors in words, and the review state, with totals (worked, scheduled to
 date, the whole period). A punch a manager added or corrected shows with the manager's note
-("Added by your manager" for one added approved at once). While an active sign-off covers the
-period the page says who signed it off and when, and offers no withdrawing in it.
+("Added by your manager" for one someone else recorded: the punch's `createdBy`). While an
+active sign-off covers the period the page says who signed it off and when, and offers no
+withdrawing in it.
 `GET|POST /timecard/punches/<id>/delete` withdraws a pending punch.
 
 Must not import `app.api`; it reaches the API only through `app.client`.
@@ -46,11 +47,6 @@ ERROR_WORDS = {
 # its pay period (a fortnight at most), in the same round as the provider's pay-period template,
 # and then narrowed to the period.
 AROUND = timedelta(days=16)
-ADDED_AT_ONCE = timedelta(seconds=1)
-"""A punch approved with a manager's note less than this after it was made (the same second on
-the wire) was added approved by a manager: a provider's own punch is made pending, and its review
-is a later request. The API records no author, so this is the page's inference; a manager who
-later corrects an added punch leaves it reading as a manager's note."""
 
 
 @dataclass
@@ -173,10 +169,10 @@ def build_card(sheet: TimesheetRead | None, shifts: list[ShiftRead],
 
 
 def added_by_manager(punch: TimecardPunchRead) -> bool:
-    """Whether a manager added the punch approved at once (see `ADDED_AT_ONCE`)."""
-    return (punch.state == "approved" and punch.admin_note is not None
-            and punch.provider_note is None
-            and punch.updated_at - punch.created_at < ADDED_AT_ONCE)
+    """Whether someone other than the provider recorded the punch (the API's `createdBy`): a
+    manager adding a punch the provider missed. Punches recorded before authors were kept name
+    nobody and read as the provider's own."""
+    return punch.created_by is not None and punch.created_by != current_user().id
 
 
 @bp.context_processor

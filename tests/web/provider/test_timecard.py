@@ -99,8 +99,6 @@ def test_reviewed_punches_show_state_and_manager_note(pweb):
             m.TimecardPunch.provider_id == uid(f"user:{email}"))
             .order_by(m.TimecardPunch.time)).all()
         punches[0].state, punches[0].admin_note = "approved", "Fine"
-        # reviewed later, as a manager does (approved at once, it would read as added)
-        punches[0].updated_at = punches[0].created_at + timedelta(minutes=5)
         punches[1].state, punches[1].admin_note = "rejected", "You were on the floor"
 
     arrange(pweb, review)
