@@ -26,9 +26,10 @@ from wtforms import (
 )
 from wtforms.fields import DateField
 from wtforms.fields.choices import SelectChoice
-from wtforms.validators import InputRequired, Length, NumberRange, Optional
+from wtforms.validators import InputRequired, Length, NumberRange, Optional, ValidationError
 
 from app.web.forms import BaseForm, MultiCheckboxField
+from app.web.manage_schedule.calendar import EARLIEST_DAY, LATEST_DAY
 
 SEGMENT_TYPES = [("working", "Working"), ("paid_break", "Paid break"),
                  ("unpaid_break", "Unpaid break"), ("on_call", "On call")]
@@ -125,6 +126,12 @@ class ShiftForm(BaseForm):
     orig_pay_code = HiddenField()
     orig_is_callout = HiddenField()
     orig_note = HiddenField()
+
+    def validate_date(self, field: DateField) -> None:
+        """Only dates Shiftdesk keeps (a year 1 or 9999 shift is a typing slip)."""
+        if field.data is not None and not EARLIEST_DAY <= field.data <= LATEST_DAY:
+            raise ValidationError(f"Enter a date from {EARLIEST_DAY.year} to "
+                                  f"{LATEST_DAY.year}.")
 
     @property
     def rows(self) -> list[SegmentForm]:

@@ -753,6 +753,9 @@ def moved_segments(shift: ShiftRead, start: datetime, end: datetime) -> list[Shi
             for a, b, s in rows if s.role is not None]
 
 
+PICK_PROVIDER = "Choose a provider from the list, or Open shift."
+
+
 def _pay_codes(form: ShiftForm) -> list[ShiftPayCode] | None:
     """The pay code chosen (none, or one), or None after marking a value that is no id."""
     if not form.pay_code.data:
@@ -791,6 +794,9 @@ def _patch(shift: ShiftRead, form: ShiftForm, version: int) -> ShiftUpdate | Non
             body["segments"] = moved_segments(shift, start, end)
     if "provider" in changed:
         body["provider"] = _uuid(changed["provider"])
+        if changed["provider"] and body["provider"] is None:
+            form.provider.errors = [PICK_PROVIDER]
+            return None
     if "note" in changed:
         body["note"] = changed["note"] or None
     if "pay_code" in changed:
@@ -932,7 +938,7 @@ def create() -> Response:
     start, end = _when(form.date.data, form.start_time.data, form.end_time.data)
     provider = _uuid(form.provider.data)
     if form.provider.data and provider is None:
-        form.provider.errors = ["Choose a provider from the list, or Open shift."]
+        form.provider.errors = [PICK_PROVIDER]
     segments = planned_segments(form, start, end)
     pay_codes = _pay_codes(form)
     if segments is None or pay_codes is None or form.provider.errors:
