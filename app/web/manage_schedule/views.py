@@ -180,6 +180,15 @@ class Week:
                 "provider": provider}
         return self._urls["new"] + "?" + urlencode({k: v for k, v in args.items() if v})
 
+    def cell_new_url(self, provider: str, day: date) -> str:
+        """`new_url` for a week-grid cell (many per page: the fixed part is built once)."""
+        base = self._urls.get("cell")
+        if base is None:
+            base = self._urls["cell"] = url_for("manage_schedule.new") + "?" + urlencode(
+                {"team": str(self.team.id) if self.team else "",
+                 "week": self.start.isoformat(), "view": "week"})
+        return f"{base}&day={day.isoformat()}" + (f"&provider={provider}" if provider else "")
+
     @property
     def has_errors(self) -> bool:
         """Whether a form on the page shows errors (the page title then starts "Error:")."""
