@@ -5,14 +5,28 @@ per person and heads per role) or the week as a grid of providers by days (`?vie
 no `view` the page holds both and the stylesheet shows the day on a phone, the week on a wider
 screen. Role colours come from `role_colors` (a stylesheet built from the team's roles, since the
 CSP allows no inline styles); open shifts and callouts are marked and approved time off shown.
-`edit` opens a shift's editor at the shift (in its card, or in a row under its provider's row);
-`update` saves it with its version. A 409 `version-conflict` shows the latest version next to
-what the manager tried to save, with "Reload" (a link: discard mine) and "Apply my change to the
-latest version" (hidden fields carry the attempted change; only the fields the manager changed
-are re-sent). `create` posts an open shift. Saving times that look wrong (over 16 hours, a start
-in the past, over the provider's approved time off) first answers the form with the reasons and
-"Save anyway"; its signed `confirm` field names exactly what was confirmed, so changed values or
-a tampered field are checked again. One round of concurrent API calls per page.
+
+One shift form (`ShiftForm`) creates and edits: date, times, provider or open, main role,
+segments (rows of type, role, local times and labels; a time before the shift's start is past
+midnight, DST-correct; no rows is one working segment over the shift), pay code, callout and
+note. Without JavaScript "Add another segment" answers the form with one more row; with htmx
+the same button swaps it in place. `new` opens it above the schedule ("New shift", or a week
+cell's "+" for that provider and day); `create` posts it. `edit` opens a shift's editor at the
+shift (in its card, or in a row under its provider's row); `update` saves it with its version.
+Moving a shift's times moves its segments along (`moved_segments`) unless the rows changed too.
+A 409 `version-conflict` shows the latest version next to what the manager tried to save,
+field by field, segments, labels, pay code and callout included, with "Reload" (a link: discard
+mine) and "Apply my change to the latest version" (hidden fields carry the attempted change;
+only the fields the manager changed are re-sent, the segments as a whole list). API problems
+land on their fields (`/segments/N/startDate` on that row's "From"), UTC stamps in them written
+as local times. `confirm_delete` asks at the shift; `delete` deletes. The API's DELETE takes no
+version, so `delete` compares the version the manager confirmed with the shift as read just
+before and asks again when it changed (a change in the instant between the two is not caught);
+`timesheet-signed-off` is shown in the question. Saving times that look wrong (over 16 hours, a
+start in the past, over the provider's approved time off) first answers the form with the
+reasons and "Save anyway"; its signed `confirm` field names exactly what was confirmed, so
+changed values or a tampered field are checked again. One round of concurrent API calls per
+page.
 
 Must not import `app.api`; it reaches the API only through `app.client`.
 """
