@@ -220,9 +220,11 @@ def test_add_another_segment_answers_the_form_with_one_more_row_keeping_the_inpu
     ({"date": "0001-01-01"}, "date", "Enter a date from 1900 to 2999."),
     ({"date": "9999-12-31"}, "date", "Enter a date from 1900 to 2999."),
     ({"end_time": "25:00"}, "end_time", "Not a valid time"),
+    ({"segments-0-start_time": "07:00", "segments-0-end_time": "19:00",
+      "segments-0-type": "lunch"}, "segments-0-type", "Not a valid choice"),
 ], ids=["outside", "end-before-start", "overlap", "half-row", "unknown-role", "tampered-role",
         "unknown-label", "other-teams-role", "unknown-pay-code", "unknown-provider", "year-1",
-        "year-9999", "bad-time"])
+        "year-9999", "bad-time", "tampered-type"])
 def test_bad_input_is_answered_on_its_field(manager, rows, field, words):
     mweb = manager
     data = _new_form(mweb, **{"date": "2027-06-09", "start_time": "07:00", "end_time": "19:00",
