@@ -5,22 +5,37 @@ per person and heads per role) or the week as a grid of providers by days (`?vie
 no `view` the page holds both and the stylesheet shows the day on a phone, the week on a wider
 screen. Role colours come from `role_colors` (a stylesheet built from the team's roles, since the
 CSP allows no inline styles); open shifts and callouts are marked and approved time off shown.
-`edit` opens a shift's editor at the shift (in its card, or in a row under its provider's row);
-`update` saves it with its version. A 409 `version-conflict` shows the latest version next to
-what the manager tried to save, with "Reload" (a link: discard mine) and "Apply my change to the
-latest version" (hidden fields carry the attempted change; only the fields the manager changed
-are re-sent). `create` posts an open shift. Saving times that look wrong (over 16 hours, a start
-in the past, over the provider's approved time off) first answers the form with the reasons and
-"Save anyway"; its signed `confirm` field names exactly what was confirmed, so changed values or
-a tampered field are checked again. One round of concurrent API calls per page.
+
+One shift form (`ShiftForm`) creates and edits: date, times, provider or open, main role,
+segments (rows of type, role, local times and labels; a time before the shift's start is past
+midnight, DST-correct; no rows is one working segment over the shift), pay code, callout and
+note. Without JavaScript "Add another segment" answers the form with one more row; with htmx
+the same button swaps it in place. `new` opens it above the schedule ("New shift", or a week
+cell's "+" for that provider and day); `create` posts it. `edit` opens a shift's editor at the
+shift (in its card, or in a row under its provider's row); `update` saves it with its version.
+Moving a shift's times moves its segments along (`moved_segments`) unless the rows changed too.
+A 409 `version-conflict` shows the latest version next to what the manager tried to save,
+field by field, segments, labels, pay code and callout included, with "Reload" (a link: discard
+mine) and "Apply my change to the latest version" (hidden fields carry the attempted change;
+only the fields the manager changed are re-sent, the segments as a whole list). API problems
+land on their fields (`/segments/N/startDate` on that row's "From"), UTC stamps in them written
+as local times. `confirm_delete` asks at the shift; `delete` deletes. The API's DELETE takes no
+version, so `delete` compares the version the manager confirmed with the shift as read just
+before and asks again when it changed (a change in the instant between the two is not caught);
+`timesheet-signed-off` is shown in the question. Saving times that look wrong (over 16 hours, a
+start in the past, over the provider's approved time off) first answers the form with the
+reasons and "Save anyway"; its signed `confirm` field names exactly what was confirmed, so
+changed values or a tampered field are checked again. One round of concurrent API calls per
+page.
 
 Must not import `app.api`; it reaches the API only through `app.client`.
 """
 
 from __future__ import annotations
 
+import re
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
@@ -28,14 +43,18 @@ from urllib.parse import urlencode
 
 from flask import Blueprint, Response, abort, current_app, flash, request, url_for
 from itsdangerous import BadSignature, URLSafeSerializer
+from wtforms import BooleanField, Field, FieldList, FormField, SelectMultipleField, SubmitField
 
-from app.client import ApiClient, ApiProblem, VersionConflict
+from app.client import ApiClient, ApiProblem, NotFound, VersionConflict
 from app.contract.common import Page
+from app.contract.labels import LabelListQuery, LabelRead
+from app.contract.pay_codes import PayCodeListQuery, PayCodeRead
 from app.contract.providers import ProviderListQuery, ProviderWithRelations
 from app.contract.roles import RoleListQuery, RoleRead
 from app.contract.shifts import (
     ShiftCreate,
     ShiftListQuery,
+    ShiftPayCode,
     ShiftRead,
     ShiftSegmentCreate,
     ShiftUpdate,
@@ -44,7 +63,7 @@ from app.contract.teams import TeamListQuery, TeamRead
 from app.contract.time_off import TimeOffRequestListQuery, TimeOffRequestRead
 from app.contract.users import UserMe
 from app.web.auth import api, current_user
-from app.web.filters import format_date, format_time, leave_span
+from app.web.filters import format_date, format_datetime, format_time, leave_span
 from app.web.forms import apply_problem
 from app.web.htmx import render, see_other
 from app.web.manage_schedule.calendar import (
@@ -57,7 +76,12 @@ from app.web.manage_schedule.calendar import (
     week_start,
     zone,
 )
-from app.web.manage_schedule.forms import OpenShiftForm, ShiftEditForm
+from app.web.manage_schedule.forms import (
+    BLANK_ROWS,
+    SEGMENT_TYPES,
+    DeleteShiftForm,
+    ShiftForm,
+)
 from app.web.manage_time_off.forms import options
 
 bp = Blueprint("manage_schedule", __name__)
@@ -111,19 +135,22 @@ class Week:
     roles: list[RoleRead]
     day: date | None = None  # the day the agenda shows
     view: str | None = None  # "day", "week", or None: the screen's width decides
-    editing: ShiftRead | None = None
-    edit_form: ShiftEditForm | None = None
+    editing: ShiftRead | None = None  # the shift whose editor (or delete question) is open
+    edit_form: ShiftForm | None = None
+    deleting: DeleteShiftForm | None = None  # set: the delete question, not the editor
     conflict: ShiftRead | None = None  # the latest version, after a version conflict
-    open_form: OpenShiftForm | None = None
+    new_form: ShiftForm | None = None  # the new-shift form, above the schedule
+    labels: list[LabelRead] = field(default_factory=list)
+    pay_codes: list[PayCodeRead] = field(default_factory=list)
+    resend: list[tuple[str, str]] = field(default_factory=list)  # "Apply my change" fields
+    _urls: dict[str, str] = field(default_factory=dict)
     grid: dict[tuple[str, date], list[ShiftRead]] = field(default_factory=dict)
     rows: list[tuple[str, str]] = field(default_factory=list)
     compare: list[Comparison] = field(default_factory=list)
     off: set[tuple[str, date]] = field(default_factory=set)
     role_warning: str | None = None  # the editor's provider does not hold the shift's roles
-    warnings: list[SaveWarning] = field(default_factory=list)  # the editor's save, unconfirmed
+    warnings: list[SaveWarning] = field(default_factory=list)  # the form's save, unconfirmed
     confirm: str = ""  # the signed confirmation of those warnings
-    open_warnings: list[SaveWarning] = field(default_factory=list)
-    open_confirm: str = ""
 
     @property
     def days(self) -> list[date]:
@@ -155,6 +182,33 @@ class Week:
         return url_for("manage_schedule.edit", shift_id=shift.id) + "?" + self._args(
             view=view, day=day.isoformat() if day else None,
             week=week_start(day).isoformat() if day else self.start.isoformat())
+
+    def new_url(self, provider: str = "", day: date | None = None, view: str | None = None,
+                ) -> str:
+        """The new-shift form's address, for `provider` (open by default) on `day`."""
+        if "new" not in self._urls:
+            self._urls["new"] = url_for("manage_schedule.new")
+        args = {"team": str(self.team.id) if self.team else None,
+                "week": week_start(day).isoformat() if day else self.start.isoformat(),
+                "view": view or self.view, "day": day.isoformat() if day else None,
+                "provider": provider}
+        return self._urls["new"] + "?" + urlencode({k: v for k, v in args.items() if v})
+
+    def cell_new_url(self, provider: str, day: date) -> str:
+        """`new_url` for a week-grid cell (many per page: the fixed part is built once)."""
+        base = self._urls.get("cell")
+        if base is None:
+            base = self._urls["cell"] = url_for("manage_schedule.new") + "?" + urlencode(
+                {"team": str(self.team.id) if self.team else "",
+                 "week": self.start.isoformat(), "view": "week"})
+        return f"{base}&day={day.isoformat()}" + (f"&provider={provider}" if provider else "")
+
+    @property
+    def has_errors(self) -> bool:
+        """Whether a form on the page shows errors (the page title then starts "Error:")."""
+        forms = [f for f in (self.edit_form, self.new_form, self.deleting) if f is not None]
+        return self.conflict is not None or any(
+            f.form_errors or any(x.errors for x in leaves(f)) for f in forms)
 
     def card_id(self, shift: ShiftRead) -> str:
         """The id of `shift`'s card: `shift-<id>` in the day view; with no view chosen the week's
@@ -247,6 +301,18 @@ class Week:
                 if (str(r.provider_id), self.shown_day) in self.off]
 
 
+def leaves(form: Any) -> Iterator[Field]:
+    """Every input field of a form, those of its segment rows included."""
+    for item in form:
+        if isinstance(item, FieldList):
+            for entry in item.entries:
+                yield from leaves(entry.form)
+        elif isinstance(item, FormField):
+            yield from leaves(item.form)
+        else:
+            yield item
+
+
 def role_name(shift: ShiftRead) -> str | None:
     """The name of the role of a shift's first working part."""
     for s in shift.segments:
@@ -337,23 +403,12 @@ def build_week(args: Any, *, extra: list[Callable[[], Any]] | None = None,
     return week, more
 
 
-def _open_form(week: Week, form: OpenShiftForm | None = None) -> OpenShiftForm:
-    form = form or OpenShiftForm(formdata=None, prefix="open",
-                                 date=max(week.day or week.start, today()),
-                                 start_time=time(7), end_time=time(19))
-    # No role is chosen for the manager: an empty first choice, required.
-    form.role.choices = options([("", "Choose a role")]
-                                + [(str(r.id), r.name) for r in week.roles])
-    return form
-
-
 @bp.get("/manage/schedule")
 def index() -> Response:
     """One day (an agenda) or the week (a grid) of one of the manager's teams."""
     week, _ = build_week(request.args)
     if week.team is None and week.teams:
         week.team = week.teams[0]
-    week.open_form = _open_form(week)
     return render(TEMPLATE, fragment="schedule", week=week)
 
 
@@ -409,88 +464,228 @@ def role_warning(week: Week, shift: ShiftRead, provider_id: str | uuid.UUID | No
     return f"{person.name or person.email} does not hold {noun} {_and(unheld)}."
 
 
-def _provider_choices(week: Week, shift: ShiftRead) -> list[Any]:
+def _provider_choices(week: Week, shift: ShiftRead | None) -> list[Any]:
     def label(p: ProviderWithRelations) -> str:
-        unheld = _unheld(week, shift, p)
+        unheld = _unheld(week, shift, p) if shift is not None else []
         name = p.name or p.email
         return f"{name} (does not hold {_and(unheld)})" if unheld else name
 
     return options([("", "Open shift (nobody)")] + [(str(p.id), label(p)) for p in week.providers])
 
 
-def _fill(form: ShiftEditForm, shift: ShiftRead) -> None:
+def _dress(week: Week, form: ShiftForm, shift: ShiftRead | None) -> ShiftForm:
+    """Give the form its choices: the team's people, roles, labels and pay codes."""
+    roles = [(str(r.id), r.name) for r in week.roles]
+    form.provider.choices = _provider_choices(week, shift)
+    form.role.choices = options([("", "Choose a role"), *roles])
+    form.pay_code.choices = options([("", "None")] + [
+        (str(p.id), f"{p.name} ({p.shorthand_name})") for p in week.pay_codes])
+    for entry in form.segments.entries:
+        entry.form.role.choices = options([("", "Main role"), *roles])
+        entry.form.labels.choices = options([(str(label.id), label.name)
+                                             for label in week.labels])
+    return form
+
+
+def _wall(at: datetime) -> time:
+    return at.astimezone(zone()).time().replace(tzinfo=None)
+
+
+def main_role(shift: ShiftRead) -> str:
+    """The id of the role of a shift's first working part (its first segment's otherwise)."""
+    for s in shift.segments:
+        if s.type != "unpaid_break" and s.role is not None:
+            return str(s.role)
+    return next((str(s.role) for s in shift.segments if s.role is not None), "")
+
+
+def _fill(form: ShiftForm, shift: ShiftRead) -> None:
     start = shift.start_date.astimezone(zone())
-    end = shift.end_date.astimezone(zone())
-    form.date.data, form.start_time.data, form.end_time.data = start.date(), start.time(), \
-        end.time()
+    form.date.data, form.start_time.data = start.date(), _wall(shift.start_date)
+    form.end_time.data = _wall(shift.end_date)
     form.provider.data = str(shift.provider) if shift.provider else ""
+    form.role.data = role = main_role(shift)
+    form.pay_code.data = str(shift.pay_codes[0].pay_code_id) if shift.pay_codes else ""
+    form.is_callout.data = shift.is_callout
     form.note.data = shift.note or ""
     form.version.data = shift.version
+    for s in shift.segments:
+        form.segments.append_entry({
+            "type": s.type, "role": "" if str(s.role) == role else str(s.role or ""),
+            "start_time": _wall(s.start_date), "end_time": _wall(s.end_date),
+            "labels": [str(label) for label in s.labels]})
+    for _ in range(BLANK_ROWS):
+        form.segments.append_entry()
 
 
-def _loaded(form: ShiftEditForm) -> None:
-    form.orig_date.data = form.date.data.isoformat() if form.date.data else ""
-    form.orig_start_time.data = form.start_time.data.strftime("%H:%M") \
-        if form.start_time.data else ""
-    form.orig_end_time.data = form.end_time.data.strftime("%H:%M") if form.end_time.data else ""
-    form.orig_provider.data = form.provider.data or ""
-    form.orig_note.data = form.note.data or ""
+def _hhmm(at: time | None) -> str:
+    return at.strftime("%H:%M") if at else ""
 
 
-def compare(week: Week, latest: ShiftRead, form: ShiftEditForm) -> list[Comparison]:
+STATE_KEYS = ("date", "start_time", "end_time", "provider", "role", "segments", "pay_code",
+              "is_callout", "note")
+"""What a version conflict compares, and what "Apply my change" re-sends when it changed."""
+
+
+def _segment_text(kind: str, role: str, start: str, end: str, labels: list[str]) -> str:
+    return "|".join([kind, role, start, end, "+".join(sorted(labels))])
+
+
+def shift_state(shift: ShiftRead) -> dict[str, str]:
+    """A shift in the editor's words: local date and times, ids as text, segments as one
+    line each (type, role, times, labels)."""
+    return {
+        "date": local_day(shift.start_date).isoformat(),
+        "start_time": _hhmm(_wall(shift.start_date)), "end_time": _hhmm(_wall(shift.end_date)),
+        "provider": str(shift.provider) if shift.provider else "",
+        "role": main_role(shift),
+        "segments": ";".join(_segment_text(s.type, str(s.role or ""), _hhmm(_wall(s.start_date)),
+                                           _hhmm(_wall(s.end_date)), [str(x) for x in s.labels])
+                             for s in shift.segments),
+        "pay_code": str(shift.pay_codes[0].pay_code_id) if shift.pay_codes else "",
+        "is_callout": "yes" if shift.is_callout else "",
+        "note": shift.note or "",
+    }
+
+
+def form_state(form: ShiftForm) -> dict[str, str]:
+    """What the form holds, in `shift_state`'s words (segments with the main role filled in;
+    no rows at all: one working segment over the shift)."""
+    role = form.role.data or ""
+    rows = [_segment_text(row.type.data or "", row.role.data or role, _hhmm(row.start_time.data),
+                          _hhmm(row.end_time.data), list(row.labels.data or []))
+            for row in form.rows]
+    if not rows:
+        rows = [_segment_text("working", role, _hhmm(form.start_time.data),
+                              _hhmm(form.end_time.data), [])]
+    return {
+        "date": form.date.data.isoformat() if form.date.data else "",
+        "start_time": _hhmm(form.start_time.data), "end_time": _hhmm(form.end_time.data),
+        "provider": form.provider.data or "", "role": role, "segments": ";".join(rows),
+        "pay_code": form.pay_code.data or "", "is_callout": "yes" if form.is_callout.data else "",
+        "note": (form.note.data or "").strip(),
+    }
+
+
+def loaded_state(form: ShiftForm) -> dict[str, str]:
+    """The shift as the manager loaded it (the `orig_*` fields)."""
+    return {key: (form[f"orig_{key}"].data or "").strip() for key in STATE_KEYS}
+
+
+def _loaded(form: ShiftForm) -> None:
+    for key, value in form_state(form).items():
+        form[f"orig_{key}"].data = value
+
+
+def _changes(form: ShiftForm, *, only_changed: bool) -> dict[str, str]:
+    """What the form asks for: every field, or those that differ from what was loaded."""
+    current = form_state(form)
+    if not only_changed:
+        return current
+    loaded = loaded_state(form)
+    return {k: v for k, v in current.items() if v != loaded[k]}
+
+
+def compare(week: Week, latest: ShiftRead, form: ShiftForm) -> list[Comparison]:
     """The latest version of a shift beside what the manager tried to save, field by field."""
-    site = zone()
-    start, end = latest.start_date.astimezone(site), latest.end_date.astimezone(site)
-    theirs = {"date": start.date().isoformat(), "start_time": start.strftime("%H:%M"),
-              "end_time": end.strftime("%H:%M"),
-              "provider": str(latest.provider) if latest.provider else "",
-              "note": latest.note or ""}
-    mine = _changes(form, only_changed=False)
-    loaded = {"date": form.orig_date.data or "", "start_time": form.orig_start_time.data or "",
-              "end_time": form.orig_end_time.data or "",
-              "provider": form.orig_provider.data or "", "note": form.orig_note.data or ""}
+    theirs, mine, loaded = shift_state(latest), form_state(form), loaded_state(form)
+    roles = {str(r.id): r.name for r in week.roles}
+    for s in latest.segments:
+        if s.role is not None and s.role_name:
+            roles.setdefault(str(s.role), s.role_name)
+    labels = {str(label.id): label.name for label in week.labels}
+    pay_codes = {str(p.id): p.name for p in week.pay_codes}
+    kinds = dict(SEGMENT_TYPES)
 
-    def shown(key: str, values: dict[str, str]) -> str:
-        value = values[key]
+    def clock(value: str) -> str:
+        if not value:
+            return "(none)"
+        return format_time(datetime.combine(date(2000, 1, 1), time.fromisoformat(value), UTC),
+                           UTC)
+
+    def segment(line: str) -> str:
+        kind, role, start, end, tags = line.split("|")
+        names = [roles.get(role, "a role")] + [labels.get(t, "a label") for t in tags.split("+")
+                                                if t]
+        return f"{kinds.get(kind, kind)} {clock(start)}\u2013{clock(end)} ({', '.join(names)})"
+
+    def shown(key: str, value: str) -> str:
         if key == "date":
-            day = date.fromisoformat(value)
-            return format_date(day, zone(), relative=False)
+            return format_date(date.fromisoformat(value), zone(), relative=False)
         if key in ("start_time", "end_time"):
-            wall = datetime.combine(date(2000, 1, 1), time.fromisoformat(value), UTC)
-            return format_time(wall, UTC)
+            return clock(value)
         if key == "provider":
             return week.person(value)
+        if key == "role":
+            return roles.get(value, "(none)")
+        if key == "segments":
+            return "; ".join(segment(line) for line in value.split(";") if line)
+        if key == "pay_code":
+            return pay_codes.get(value, "None") if value else "None"
+        if key == "is_callout":
+            return "Callout" if value else "No"
         return value or "(none)"
 
-    labels = {"date": "Date", "start_time": "Starts", "end_time": "Ends",
-              "provider": "Provider", "note": "Note"}
-    return [Comparison(label, shown(key, theirs), shown(key, mine),
-                       theirs[key] != loaded[key].strip(), mine[key] != loaded[key].strip())
-            for key, label in labels.items()]
+    labels_of = {"date": "Date", "start_time": "Starts", "end_time": "Ends",
+                 "provider": "Provider", "role": "Main role", "segments": "Segments",
+                 "pay_code": "Pay code", "is_callout": "Callout", "note": "Note"}
+    return [Comparison(label, shown(key, theirs[key]), shown(key, mine[key]),
+                       theirs[key] != loaded[key], mine[key] != loaded[key])
+            for key, label in labels_of.items()]
 
 
-def _editor(week: Week, shift: ShiftRead, form: ShiftEditForm | None = None, *,
+def resent(form: ShiftForm) -> list[tuple[str, str]]:
+    """The manager's submission as hidden (name, value) pairs, for "Apply my change to the
+    latest version" (the version is the latest's, added by the template)."""
+    pairs: list[tuple[str, str]] = []
+    for item in leaves(form):
+        if isinstance(item, SubmitField) or item.name in ("version", "csrf_token"):
+            continue
+        if isinstance(item, BooleanField):
+            if item.data:
+                pairs.append((item.name, "y"))
+        elif isinstance(item, SelectMultipleField):
+            pairs.extend((item.name, str(v)) for v in item.data or [])
+        else:
+            pairs.append((item.name, item._value() if hasattr(item, "_value")
+                          else str(item.data or "")))
+    return pairs
+
+
+def _editor(week: Week, shift: ShiftRead, form: ShiftForm | None = None, *,
             status: int = 200, conflict: ShiftRead | None = None) -> Response:
     if form is None:
-        form = ShiftEditForm(formdata=None)
+        form = ShiftForm(formdata=None)
         _fill(form, shift)
         _loaded(form)
-    form.provider.choices = _provider_choices(week, shift)
+    _dress(week, form, shift)
     week.role_warning = role_warning(week, shift, form.provider.data)
     week.editing, week.edit_form, week.conflict = shift, form, conflict
     if conflict is not None:
         week.compare = compare(week, conflict, form)
-    week.open_form = week.open_form or _open_form(week)
+        week.resend = resent(form)
     if week.view is None:  # the editor opens at the shift, so in one view
         week.view = "week"
     return render(TEMPLATE, fragment="schedule", week=week, status=status)
 
 
+def editing_week(args: Any, *calls: Callable[[], Any]) -> tuple[Week, list[Any]]:
+    """The week with what the shift form needs (labels and pay codes), read in the same round
+    as `calls`."""
+    client = api()
+    week, more = build_week(args, extra=[
+        *calls, lambda: client.list_labels(LabelListQuery(page_size=200)),
+        lambda: client.list_pay_codes(PayCodeListQuery(page_size=200))])
+    *answers, labels, pay_codes = more
+    week.labels, week.pay_codes = labels.items, pay_codes.items
+    return week, answers
+
+
 @bp.get("/manage/schedule/shifts/<uuid:shift_id>/edit")
 def edit(shift_id: uuid.UUID) -> Response:
-    """The shift open in the editor beside the week grid."""
+    """The shift open in the editor at the shift (its card, or a row under its provider's)."""
     client = api()
-    week, (shift,) = build_week(request.args, extra=[lambda: client.get_shift(shift_id)])
+    week, (shift,) = editing_week(request.args, lambda: client.get_shift(shift_id))
     return _editor(week, shift)
 
 
@@ -499,6 +694,61 @@ def _when(day: date, start: time, end: time) -> tuple[datetime, datetime]:
     begin = local_instant(day, start)
     finish = local_instant(day + timedelta(days=1) if end <= start else day, end)
     return begin, finish
+
+
+def on_shift(start: datetime, at: time, *, after: datetime | None = None) -> datetime:
+    """The instant a segment's local time `at` names on a shift starting at `start`: on the
+    shift's day, or the next day for a time before the shift's start (past midnight). With
+    `after` (a segment's start), an end not after it is a day later."""
+    day = local_day(start)
+    if at < _wall(start):
+        day += timedelta(days=1)
+    instant = local_instant(day, at)
+    if after is not None and instant <= after:
+        instant = local_instant(day + timedelta(days=1), at)
+    return instant
+
+
+def _uuid(text: str | None) -> uuid.UUID | None:
+    try:
+        return uuid.UUID(text) if text else None
+    except ValueError:
+        return None
+
+
+def planned_segments(form: ShiftForm, start: datetime, end: datetime, *,
+                     moved_from: tuple[time, time] | None = None,
+                     ) -> list[ShiftSegmentCreate] | None:
+    """The segments the rows describe on a shift from `start` to `end` (no rows: one working
+    segment of the main role over the whole shift), or None after marking rows whose role or
+    labels are not ids (a tampered form). With `moved_from` (the shift's loaded times), a row
+    starting or ending with the shift moves with it."""
+    role = _uuid(form.role.data)
+    if role is None:
+        form.role.errors = ["Choose a role."]
+        return None
+    rows = form.rows
+    if not rows:
+        return [ShiftSegmentCreate(role=role, type="working", start_date=start, end_date=end)]
+    found: list[ShiftSegmentCreate] = []
+    ok = True
+    for row in rows:
+        row_role = _uuid(row.role.data) if row.role.data else role
+        labels = [_uuid(text) for text in row.labels.data or []]
+        if row_role is None:
+            row.role.errors = ["Choose a role from the list."]
+            ok = False
+        if any(label is None for label in labels):
+            row.labels.errors = ["Choose labels from the list."]
+            ok = False
+        if not ok or row_role is None:
+            continue
+        first, last = row.start_time.data, row.end_time.data
+        a = start if moved_from and first == moved_from[0] else on_shift(start, first)
+        b = end if moved_from and last == moved_from[1] else on_shift(start, last, after=a)
+        found.append(ShiftSegmentCreate(role=row_role, type=row.type.data, start_date=a,
+                                        end_date=b, labels=[x for x in labels if x]))
+    return found if ok else None
 
 
 def moved_segments(shift: ShiftRead, start: datetime, end: datetime) -> list[ShiftSegmentCreate]:
@@ -526,56 +776,107 @@ def moved_segments(shift: ShiftRead, start: datetime, end: datetime) -> list[Shi
             for a, b, s in rows if s.role is not None]
 
 
-def _changes(form: ShiftEditForm, *, only_changed: bool) -> dict[str, Any]:
-    """What the form asks to change: every field, or those that differ from what was loaded."""
-    current = {
-        "date": form.date.data.isoformat(),
-        "start_time": form.start_time.data.strftime("%H:%M"),
-        "end_time": form.end_time.data.strftime("%H:%M"),
-        "provider": form.provider.data or "",
-        "note": (form.note.data or "").strip(),
-    }
-    if not only_changed:
-        return current
-    loaded = {"date": form.orig_date.data or "", "start_time": form.orig_start_time.data or "",
-              "end_time": form.orig_end_time.data or "",
-              "provider": form.orig_provider.data or "", "note": form.orig_note.data or ""}
-    return {k: v for k, v in current.items() if v != loaded[k].strip()}
+PICK_PROVIDER = "Choose a provider from the list, or Open shift."
 
 
-def _patch(shift: ShiftRead, form: ShiftEditForm, version: int) -> ShiftUpdate:
-    """The PATCH body: the manager's changes applied onto `shift` as it is now."""
+def _pay_codes(form: ShiftForm) -> list[ShiftPayCode] | None:
+    """The pay code chosen (none, or one), or None after marking a value that is no id."""
+    if not form.pay_code.data:
+        return []
+    code = _uuid(form.pay_code.data)
+    if code is None:
+        form.pay_code.errors = ["Choose a pay code from the list."]
+        return None
+    return [ShiftPayCode(pay_code_id=code)]
+
+
+def _patch(shift: ShiftRead, form: ShiftForm, version: int) -> ShiftUpdate | None:
+    """The PATCH body: the manager's changes applied onto `shift` as it is now (segments as a
+    whole list when the rows changed), or None when the form names ids that are no ids."""
     changed = _changes(form, only_changed=True)
     body: dict[str, Any] = {"version": version}
-    if {"date", "start_time", "end_time"} & set(changed):
+    timing = {"date", "start_time", "end_time"} & set(changed)
+    if timing or "segments" in changed:
         local_start = shift.start_date.astimezone(zone())
-        local_end = shift.end_date.astimezone(zone())
         day = form.date.data if "date" in changed else local_start.date()
-        begin_t = form.start_time.data if "start_time" in changed else local_start.time()
-        end_t = form.end_time.data if "end_time" in changed else local_end.time()
+        begin_t = form.start_time.data if "start_time" in changed else _wall(shift.start_date)
+        end_t = form.end_time.data if "end_time" in changed else _wall(shift.end_date)
         start, end = _when(day, begin_t, end_t)
-        body.update(start_date=start, end_date=end,
-                    segments=moved_segments(shift, start, end))
+        if timing:
+            body.update(start_date=start, end_date=end)
+        if "segments" in changed:
+            loaded = loaded_state(form)
+            moved = (time.fromisoformat(loaded["start_time"]), time.fromisoformat(
+                loaded["end_time"])) if timing and loaded["start_time"] and loaded[
+                    "end_time"] else None
+            segments = planned_segments(form, start, end, moved_from=moved)
+            if segments is None:
+                return None
+            body["segments"] = segments
+        else:
+            body["segments"] = moved_segments(shift, start, end)
     if "provider" in changed:
-        body["provider"] = uuid.UUID(changed["provider"]) if changed["provider"] else None
+        body["provider"] = _uuid(changed["provider"])
+        if changed["provider"] and body["provider"] is None:
+            form.provider.errors = [PICK_PROVIDER]
+            return None
     if "note" in changed:
         body["note"] = changed["note"] or None
+    if "pay_code" in changed:
+        codes = _pay_codes(form)
+        if codes is None:
+            return None
+        body["pay_codes"] = codes
+    if "is_callout" in changed:
+        body["is_callout"] = bool(form.is_callout.data)
     return ShiftUpdate(**body)
+
+
+_STAMP = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)")
+
+
+def _local_words(form: ShiftForm) -> None:
+    """Write the API's UTC timestamps in messages as the site's date and time."""
+    def local(match: re.Match[str]) -> str:
+        text = match.group(0).replace("Z", "+00:00")
+        instant = datetime.fromisoformat(text[:-2] + ":" + text[-2:] if text[-3] != ":"
+                                         else text)
+        return format_datetime(instant, zone(), relative=False)
+
+    for item in leaves(form):
+        if item.errors:
+            item.errors = [_STAMP.sub(local, str(e)) for e in item.errors]
+    form.form_errors = [_STAMP.sub(local, str(e)) for e in form.form_errors]
+
+
+def _refused(form: ShiftForm, problem: ApiProblem) -> None:
+    apply_problem(form, problem)
+    _local_words(form)
 
 
 @bp.post("/manage/schedule/shifts/<uuid:shift_id>")
 def update(shift_id: uuid.UUID) -> Response:
-    """Save a shift with the version the manager loaded (or, re-applying, the latest one)."""
+    """Save a shift with the version the manager loaded (or, re-applying, the latest one);
+    "Add another segment" answers the form with one more segment row."""
     client = api()
-    form = ShiftEditForm()
-    week, (shift,) = build_week(request.args, extra=[lambda: client.get_shift(shift_id)])
+    form = ShiftForm()
+    week, (shift,) = editing_week(request.args, lambda: client.get_shift(shift_id))
+    if form.add_segment.data:
+        form.segments.append_entry()
+        return _editor(week, shift, form)
     if not form.validate():
+        return _editor(week, shift, form, status=422)
+    if form.version.data is None:
+        form.form_errors = ["This form lost the shift's version: reload the shift and edit "
+                            "it again."]
         return _editor(week, shift, form, status=422)
     changed = _changes(form, only_changed=True)
     if not changed:
         flash("Nothing to save: the shift is as it was.", "success")
         return _back_to(week)
     body = _patch(shift, form, form.version.data)
+    if body is None:
+        return _editor(week, shift, form, status=422)
     if {"date", "start_time", "end_time", "provider"} & set(changed):
         provider = _provider_of(form, shift)
         start, end = body.start_date or shift.start_date, body.end_date or shift.end_date
@@ -585,69 +886,157 @@ def update(shift_id: uuid.UUID) -> Response:
             week.warnings, week.confirm = warnings, sign(subject, warnings)
             return _editor(week, shift, form)
     try:
-        client.update_shift(shift_id, body)
+        saved = client.update_shift(shift_id, body)
     except VersionConflict:
         latest = client.get_shift(shift_id)
         return _editor(week, latest, form, status=409, conflict=latest)
     except ApiProblem as problem:
         if problem.status not in (400, 409, 422):
             raise
-        apply_problem(form, problem)
+        _refused(form, problem)
         return _editor(week, shift, form, status=422)
-    flash(f"Saved {week.person(_provider_of(form, shift))}'s shift.", "success")
-    warning = role_warning(week, shift, _provider_of(form, shift))
+    flash(f"Saved {week.person(saved.provider)}'s shift.", "success")
+    warning = role_warning(week, saved, saved.provider)
     if warning:
         flash(f"{warning} The shift is saved; change it if that was not meant.", "warning")
     return _back_to(week)
 
 
-def _provider_of(form: ShiftEditForm, shift: ShiftRead) -> uuid.UUID | None:
+def _provider_of(form: ShiftForm, shift: ShiftRead | None) -> uuid.UUID | None:
     value = form.provider.data
     try:
         return uuid.UUID(value) if value else None
     except ValueError:
-        return shift.provider
+        return shift.provider if shift is not None else None
 
 
 def _back_to(week: Week) -> Response:
     return see_other(week.url())
 
 
-@bp.post("/manage/schedule/shifts")
-def create() -> Response:
-    """Post an open shift in the team."""
-    client = api()
-    week, _ = build_week(request.args)
-    form = _open_form(week, OpenShiftForm(prefix="open"))
-    week.open_form = form
+# -- creating a shift --------------------------------------------------------------------------
+
+def _new_form(week: Week, args: Any) -> ShiftForm:
+    """A blank shift form: on the day asked for (or the agenda's, not before today), 7 AM to
+    7 PM, for the provider asked for (open otherwise), with blank segment rows."""
+    provider = args.get("provider") or ""
+    if not any(pid == provider for pid, _ in week.rows):
+        provider = ""
+    day = week.day if args.get("day") and week.day else max(week.day or week.start, today())
+    form = ShiftForm(formdata=None, date=day, start_time=time(7), end_time=time(19),
+                     provider=provider)
+    for _ in range(BLANK_ROWS):
+        form.segments.append_entry()
+    return form
+
+
+def _creator(week: Week, form: ShiftForm, *, status: int = 200) -> Response:
+    week.new_form = _dress(week, form, None)
+    return render(TEMPLATE, fragment="schedule", week=week, status=status)
+
+
+@bp.get("/manage/schedule/shifts/new")
+def new() -> Response:
+    """The new-shift form above the schedule, for the provider and day the link names."""
+    week, _ = editing_week(request.args)
     if week.team is None:
         abort(404)
+    return _creator(week, _new_form(week, request.args))
+
+
+@bp.post("/manage/schedule/shifts")
+def create() -> Response:
+    """Create a shift in the team, for a provider or open; "Add another segment" answers the
+    form with one more segment row."""
+    client = api()
+    week, _ = editing_week(request.args)
+    if week.team is None:
+        abort(404)
+    form = ShiftForm()
+    if form.add_segment.data:
+        form.segments.append_entry()
+        return _creator(week, form)
     if not form.validate():
-        return render(TEMPLATE, fragment="open_shift", week=week, status=422)
+        return _creator(week, form, status=422)
     start, end = _when(form.date.data, form.start_time.data, form.end_time.data)
-    try:
-        role = uuid.UUID(form.role.data)
-    except ValueError:
-        form.role.errors = ["Choose a role."]
-        return render(TEMPLATE, fragment="open_shift", week=week, status=422)
-    warnings = save_warnings(client, week, start, end, None)
-    subject = ["open", str(week.team.id), start.isoformat(), end.isoformat(), str(role)]
+    provider = _uuid(form.provider.data)
+    if form.provider.data and provider is None:
+        form.provider.errors = [PICK_PROVIDER]
+    segments = planned_segments(form, start, end)
+    pay_codes = _pay_codes(form)
+    if segments is None or pay_codes is None or form.provider.errors:
+        return _creator(week, form, status=422)
+    warnings = save_warnings(client, week, start, end, provider)
+    subject = ["new", str(week.team.id), start.isoformat(), end.isoformat(), str(provider or "")]
     if warnings and not confirmed(request.form.get("confirm"), subject, warnings):
-        week.open_warnings, week.open_confirm = warnings, sign(subject, warnings)
-        return render(TEMPLATE, fragment="open_shift", week=week)
-    body = ShiftCreate(provider=None, team=week.team.id, start_date=start, end_date=end,
-                       note=(form.note.data or "").strip() or None, segments=[
-                           ShiftSegmentCreate(role=role, type="working", start_date=start,
-                                              end_date=end)])
+        week.warnings, week.confirm = warnings, sign(subject, warnings)
+        return _creator(week, form)
+    body = ShiftCreate(provider=provider, team=week.team.id, start_date=start, end_date=end,
+                       note=(form.note.data or "").strip() or None, segments=segments,
+                       pay_codes=pay_codes, is_callout=bool(form.is_callout.data))
     try:
         client.create_shift(body)
     except ApiProblem as problem:
         if problem.status not in (400, 409, 422):
             raise
-        apply_problem(form, problem)
-        return render(TEMPLATE, fragment="open_shift", week=week, status=422)
-    flash("Open shift posted. Providers of the team can claim it.", "success")
+        _refused(form, problem)
+        return _creator(week, form, status=422)
+    if provider is None:
+        flash("Open shift posted. Providers of the team can claim it.", "success")
+    else:
+        flash(f"Added {week.person(provider)}'s shift.", "success")
     week.start, week.day = week_start(form.date.data), form.date.data
+    return _back_to(week)
+
+
+# -- deleting a shift --------------------------------------------------------------------------
+
+def _deleter(week: Week, shift: ShiftRead, form: DeleteShiftForm | None = None, *,
+             status: int = 200) -> Response:
+    week.editing, week.deleting = shift, form or DeleteShiftForm(formdata=None,
+                                                                  version=shift.version)
+    week.deleting.version.data = shift.version
+    if week.view is None:
+        week.view = "week"
+    return render(TEMPLATE, fragment="schedule", week=week, status=status)
+
+
+@bp.get("/manage/schedule/shifts/<uuid:shift_id>/delete")
+def confirm_delete(shift_id: uuid.UUID) -> Response:
+    """Ask before deleting a shift, at the shift."""
+    client = api()
+    week, (shift,) = build_week(request.args, extra=[lambda: client.get_shift(shift_id)])
+    return _deleter(week, shift)
+
+
+@bp.post("/manage/schedule/shifts/<uuid:shift_id>/delete")
+def delete(shift_id: uuid.UUID) -> Response:
+    """Delete the shift the manager confirmed. The API's DELETE takes no version, so the
+    version confirmed is checked here first: a shift changed since is asked about again."""
+    client = api()
+    try:
+        week, (shift,) = build_week(request.args, extra=[lambda: client.get_shift(shift_id)])
+    except NotFound:
+        flash("That shift was already deleted.", "success")
+        return see_other(url_for("manage_schedule.index") + "?" + urlencode(
+            {k: v for k, v in request.args.items() if k in ("team", "week", "day", "view")}))
+    form = DeleteShiftForm()
+    if not form.validate():
+        form.form_errors = ["Confirm again: this form lost the shift's version."]
+        return _deleter(week, shift, form, status=422)
+    if form.version.data != shift.version:
+        form.form_errors = ["Someone changed this shift since you asked to delete it. Check "
+                            "it as it is now, then confirm again."]
+        return _deleter(week, shift, form, status=409)
+    try:
+        client.delete_shift(shift_id)
+    except ApiProblem as problem:
+        if problem.status not in (400, 409, 422):
+            raise
+        form.form_errors = [problem.problem.detail or problem.title]
+        return _deleter(week, shift, form, status=problem.status)
+    flash(f"Deleted {week.person(shift.provider)}'s shift of "
+          f"{format_date(shift.start_date, zone(), relative=False)}.", "success")
     return _back_to(week)
 
 

@@ -6,6 +6,7 @@ import re
 from datetime import UTC, datetime
 
 from tests.web.manager.conftest import add_request, add_shift
+from tests.web.manager.shift_forms import as_dict, submission
 
 MONDAY = datetime(2027, 6, 7, 4, 0, tzinfo=UTC)  # Mon 7 Jun 2027, midnight in New York
 HX = {"HX-Request": "true"}
@@ -95,11 +96,7 @@ def test_edit_opens_the_editor_in_the_shifts_card_in_the_day_view(mweb, arrange)
 
 def _edit_data(mweb, shift, **changes):
     page = mweb.client.get(f"/manage/schedule/shifts/{shift}/edit?{_week(mweb)}")
-    body = page.get_data(as_text=True)
-    data = dict(re.findall(r'name="(\w+)"[^>]*value="([^"]*)"', body))
-    data.update({"date": "2027-06-07", "start_time": "07:00", "end_time": "19:00",
-                 "csrf_token": _csrf(mweb)})
-    data.setdefault("provider", str(mweb.world.provider))
+    data = as_dict(submission(page.get_data(as_text=True), f"/manage/schedule/shifts/{shift}?"))
     data.update(changes)
     return data
 
@@ -132,7 +129,7 @@ def test_stale_version_shows_both_versions_and_apply_works(mweb, arrange):
     assert body.count('<span class="mgr-change-tag">changed by them') == 1
     assert body.count('<span class="mgr-change-tag mgr-mine">your change') == 1
     assert "Apply my change to the latest version" in body
-    again = dict(re.findall(r'name="(\w+)"[^>]*value="([^"]*)"', body.split("Reload")[1]))
+    again = as_dict(submission(body, f"/manage/schedule/shifts/{shift}?"))
     response = mweb.client.post(url, data=again)
     assert response.status_code == 303, response.get_data(as_text=True)
     page = mweb.client.get(f"/manage/schedule?{_week(mweb)}").get_data(as_text=True)
@@ -145,15 +142,17 @@ def test_create_open_shift_and_inline_errors(mweb):
     mweb.sign_in("manager@example.com")
     token = _csrf(mweb)
     url = f"/manage/schedule/shifts?{_week(mweb)}"
-    bad = mweb.client.post(url, data={"csrf_token": token, "open-date": "",
-                                      "open-start_time": "07:00", "open-end_time": "19:00",
-                                      "open-role": str(mweb.world.ed_nurse_role)}, headers=HX)
+    bad = mweb.client.post(url, data={"csrf_token": token, "date": "",
+                                      "start_time": "07:00", "end_time": "19:00",
+                                      "provider": "", "role": str(mweb.world.ed_nurse_role)},
+                           headers=HX)
     assert bad.status_code == 422
-    assert bad.get_data(as_text=True).strip().startswith('<section id="open-shift"')
-    good = mweb.client.post(url, data={"csrf_token": token, "open-date": "2027-06-10",
-                                       "open-start_time": "07:00", "open-end_time": "15:00",
-                                       "open-role": str(mweb.world.ed_nurse_role),
-                                       "open-note": "Extra hands"})
+    assert bad.get_data(as_text=True).strip().startswith('<div id="schedule"')
+    assert 'id="new-shift"' in bad.get_data(as_text=True)
+    good = mweb.client.post(url, data={"csrf_token": token, "date": "2027-06-10",
+                                       "start_time": "07:00", "end_time": "15:00",
+                                       "provider": "", "role": str(mweb.world.ed_nurse_role),
+                                       "note": "Extra hands"})
     assert good.status_code == 303
     page = mweb.client.get(f"/manage/schedule?{_week(mweb)}").get_data(as_text=True)
     assert "Open shift posted" in page
@@ -386,18 +385,18 @@ def test_a_note_change_alone_saves_without_questions(mweb, arrange):
     assert saved.status_code == 303, saved.get_data(as_text=True)
 
 
-def test_an_open_shift_form_starts_with_no_role_and_requires_one(mweb):
+def test_a_new_shift_form_starts_with_no_role_and_requires_one(mweb):
     mweb.sign_in("manager@example.com")
-    page = mweb.client.get(f"/manage/schedule?{_week(mweb)}").get_data(as_text=True)
-    select = page.split('id="open-role"', 1)[1].split("</select>", 1)[0]
+    page = mweb.client.get(f"/manage/schedule/shifts/new?{_week(mweb)}").get_data(as_text=True)
+    select = page.split('id="role"', 1)[1].split("</select>", 1)[0]
     first_option = select.split("<option", 2)[1]
     assert 'value=""' in first_option
     assert "Choose a role" in first_option
     assert "selected" not in select
     url = f"/manage/schedule/shifts?{_week(mweb)}"
-    bad = mweb.client.post(url, data={"csrf_token": _csrf(mweb), "open-date": "2027-06-10",
-                                      "open-start_time": "07:00", "open-end_time": "19:00",
-                                      "open-role": ""}, headers=HX)
+    bad = mweb.client.post(url, data={"csrf_token": _csrf(mweb), "date": "2027-06-10",
+                                      "start_time": "07:00", "end_time": "19:00",
+                                      "role": ""}, headers=HX)
     assert bad.status_code == 422
     assert "Choose a role." in bad.get_data(as_text=True)
 
@@ -405,12 +404,12 @@ def test_an_open_shift_form_starts_with_no_role_and_requires_one(mweb):
 def test_a_long_open_shift_asks_for_confirmation_then_posts(mweb):
     mweb.sign_in("manager@example.com")
     url = f"/manage/schedule/shifts?{_week(mweb)}"
-    data = {"csrf_token": _csrf(mweb), "open-date": "2027-06-10", "open-start_time": "07:00",
-            "open-end_time": "07:00", "open-role": str(mweb.world.ed_nurse_role)}
+    data = {"csrf_token": _csrf(mweb), "date": "2027-06-10", "start_time": "07:00",
+            "end_time": "07:00", "provider": "", "role": str(mweb.world.ed_nurse_role)}
     first = mweb.client.post(url, data=data, headers=HX)
     body = first.get_data(as_text=True)
     assert first.status_code == 200
-    assert body.strip().startswith('<section id="open-shift"')
+    assert body.strip().startswith('<div id="schedule"')
     assert f"This shift is {_duration(mweb, 24 * 60)} long." in _text(body)
     posted = mweb.client.post(url, data={**data, "confirm": _confirm(body)})
     assert posted.status_code == 303
