@@ -68,7 +68,8 @@ def test_review_the_team_by_shift(site, tab, no_js_tab, phones, arrange, way):
         f"Mon {first.day} {first:%b}")
 
     # One row per shift; the late one says why, in words. On a phone the pay-period panel,
-    # which counts what waits with links to those rows, fits the first screen.
+    # which counts what waits with links to those rows, fits the first screen, and the rows
+    # start on it too.
     rows = [page.locator(f"#row-{s}") for s in shifts]
     expect(rows[0]).to_contain_text("Clocked in late")
     for row in rows:
@@ -77,6 +78,9 @@ def test_review_the_team_by_shift(site, tab, no_js_tab, phones, arrange, way):
         panel = page.get_by_role("region", name="Sign-off and payroll").bounding_box()
         assert panel is not None
         assert panel["y"] + panel["height"] < 844
+        top = page.locator("[data-record]").first.bounding_box()
+        assert top is not None
+        assert top["y"] < 844
 
     # The punch editor opens on demand, and closes.
     expect(rows[0].get_by_role("button", name=re.compile("^Save time"))).to_have_count(0)
