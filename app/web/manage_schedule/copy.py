@@ -423,6 +423,10 @@ def copy_shift_save(shift_id: uuid.UUID) -> Any:
     assert page.shift is not None
     form = _days_form(page, ShiftCopyForm())
     if not form.validate():
+        if form.version.errors:  # a hidden field: the manager can only reload
+            form.version.errors = []
+            form.form_errors = [*form.form_errors, "This form was damaged in transit; nothing "
+                                "was copied. Tick the days again and copy."]
         return render(SHIFT_TEMPLATE, fragment="copy_shift", page=page, status=422)
     allowed = {value for value, _ in form.days.choices}
     picked = sorted(set(form.days.data or []))

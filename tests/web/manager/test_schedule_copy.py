@@ -162,6 +162,9 @@ def test_copy_shift_needs_a_day_of_its_own_week(mweb, arrange):
         assert message in _text(body)
         assert "<title>Error:" in body
         assert 'aria-invalid="true"' in body
+    tampered = _copy_shift(mweb, shift_id, ["2027-06-08"], version="seven")
+    assert tampered.status_code == 422
+    assert "This form was damaged in transit" in _text(tampered.get_data(as_text=True))
     assert len(_starts(mweb, arrange, mweb.world.provider, MONDAY,
                        MONDAY + timedelta(days=14))) == 1
 
