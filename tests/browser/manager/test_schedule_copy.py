@@ -1,5 +1,5 @@
-"""A manager copies on the team schedule, with JavaScript and without: a shift to two other days
-of its week (on a wide screen), and last week into this one (on a phone), seeing what was
+"""A manager copies on the team schedule, with JavaScript and without, on a wide screen and on a
+phone: a shift to two other days of its week, and last week into this one, seeing what was
 skipped and why. Each journey on its own weeks of 2028."""
 
 from __future__ import annotations
@@ -37,18 +37,23 @@ def _starts(site, email: str | None, begin: datetime, end: datetime) -> list[dat
         return sorted(s.astimezone(UTC) for s in session.scalars(query))
 
 
-@pytest.mark.parametrize("javascript", [True, False], ids=["js", "no-js"])
-def test_copy_a_shift_to_two_days(site, screens, arrange, javascript):
+@pytest.mark.parametrize(("javascript", "size"), [(True, DESKTOP), (False, PHONE)],
+                         ids=["js-desktop", "no-js-phone"])
+def test_copy_a_shift_to_two_days(site, screens, arrange, javascript, size):
     monday = datetime(2028, 5, 1) if javascript else datetime(2028, 5, 8)
     email = "ed.nurse2@example.com"
     shift_id = arrange(lambda s: add_shift(s, start=_at(monday, 7), provider=email))
-    tab = screens(size=DESKTOP, javascript=javascript)
-    week = f"/manage/schedule?week={monday:%Y-%m-%d}&view=week"
-    tab.sign_in("manager@example.com", start=week)
-    tab.click(tab.page.locator(f"#shift-{shift_id}"))
+    tab = screens(size=size, javascript=javascript)
+    if size == DESKTOP:  # the week grid: the shift's chip opens its editor
+        tab.sign_in("manager@example.com", start=f"/manage/schedule?week={monday:%Y-%m-%d}")
+        tab.click(tab.page.locator(f"#shift-{shift_id}"))
+    else:  # a phone shows the day: the shift's card has an Edit link
+        tab.sign_in("manager@example.com", start=f"/manage/schedule?day={monday:%Y-%m-%d}")
+        tab.click(tab.page.get_by_role("link", name=re.compile("^Edit Ed Nurse 2")))
     tab.click(tab.page.get_by_role("link", name="Copy to other days"))
     expect(tab.page.get_by_role("heading", name="Copy a shift")).to_be_visible()
     expect(tab.page.get_by_label(re.compile(r"this shift's day"))).to_be_disabled()
+    assert tab.page.evaluate(FITS)
     wednesday, friday = monday + timedelta(days=2), monday + timedelta(days=4)
     tab.page.get_by_label(re.compile(f"{wednesday:%a} {wednesday.day} ")).check()
     tab.page.get_by_label(re.compile(f"{friday:%a} {friday.day} ")).check()
@@ -57,15 +62,17 @@ def test_copy_a_shift_to_two_days(site, screens, arrange, javascript):
     expect(result).to_be_visible()
     expect(result.get_by_role("list", name="Shifts created")).to_contain_text(
         f"{friday:%a} {friday.day}")
+    assert tab.page.evaluate(FITS)
     assert _starts(site, email, _at(monday, 0), _at(monday + timedelta(days=7), 0)) == [
         _at(monday, 7), _at(wednesday, 7), _at(friday, 7)]
     tab.click(tab.page.get_by_role("link", name="Back to the schedule"))
     expect(tab.page.get_by_role("heading", name=re.compile("Team schedule"))).to_be_visible()
 
 
-@pytest.mark.parametrize("javascript", [True, False], ids=["js", "no-js"])
-def test_copy_last_week_on_a_phone_lists_what_was_skipped(site, screens, arrange, javascript,
-                                                          artifacts):
+@pytest.mark.parametrize(("javascript", "size"), [(True, PHONE), (False, DESKTOP)],
+                         ids=["js-phone", "no-js-desktop"])
+def test_copy_last_week_lists_what_was_skipped(site, screens, arrange, javascript, size,
+                                               artifacts):
     last = datetime(2028, 6, 5) if javascript else datetime(2028, 6, 19)
     this = last + timedelta(days=7)
 
@@ -80,8 +87,10 @@ def test_copy_last_week_on_a_phone_lists_what_was_skipped(site, screens, arrange
                   provider="ed.nurse1@example.com")
 
     arrange(build)
-    tab = screens(size=PHONE, javascript=javascript)
+    tab = screens(size=size, javascript=javascript)
     tab.sign_in("manager@example.com", start=f"/manage/schedule?week={this:%Y-%m-%d}")
+    tab.page.screenshot(path=artifacts / f"copy-week-schedule-{site.mode}-{size['width']}.png",
+                        caret="initial")
     tab.click(tab.page.get_by_role("link", name="Copy last week"))
     expect(tab.page.get_by_text("2 shifts will be copied, 1 skipped")).to_be_visible()
     skipped = tab.page.get_by_role("list", name=re.compile("Will be skipped"))
@@ -94,7 +103,7 @@ def test_copy_last_week_on_a_phone_lists_what_was_skipped(site, screens, arrange
     expect(result.get_by_role("list", name="Shifts skipped")).to_contain_text(
         "Overlaps Ed Nurse 1's shift")
     assert tab.page.evaluate(FITS)
-    tab.page.screenshot(path=artifacts / f"copy-week-{site.mode}-{tab.javascript}.png",
+    tab.page.screenshot(path=artifacts / f"copy-week-{site.mode}-{size['width']}.png",
                         full_page=True, caret="initial")
     week_after = this + timedelta(days=7)
     assert _starts(site, "ed.nurse3@example.com", _at(this, 0), _at(week_after, 0)) == [
