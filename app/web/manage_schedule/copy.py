@@ -33,7 +33,7 @@ from dataclasses import dataclass, field, replace
 from datetime import date, datetime, timedelta
 from typing import Any
 
-from flask import abort, current_app, request, session
+from flask import Response, abort, current_app, request, session
 from itsdangerous import BadSignature, URLSafeSerializer
 from werkzeug.datastructures import MultiDict
 from wtforms import HiddenField, IntegerField
@@ -91,13 +91,15 @@ class Copy:
 
 @dataclass(frozen=True)
 class Row:
-    """A copy as a result lists it: when, who, which role, and the reason it was skipped."""
+    """A copy as a result lists it: when, who, which role, and why it was skipped (`kind` as
+    `Copy.kind`)."""
 
     start: datetime
     end: datetime
     who: str
     role: str
     reason: str = ""
+    kind: str = ""
 
 
 @dataclass
@@ -105,7 +107,7 @@ class Result:
     """What a copy did: the copies created and those skipped, with their reasons."""
 
     id: str
-    kind: str  # "shift" or "week"
+    kind: str  # what was copied: "shift:<id>" or "week:<team>:<Monday>"
     created: list[Row]
     skipped: list[Row]
 
@@ -113,7 +115,7 @@ class Result:
     def all_overlapping(self) -> bool:
         """Whether nothing was created because every copy was already there."""
         return not self.created and bool(self.skipped) and all(
-            r.reason.startswith(("Overlaps", "The same open shift")) for r in self.skipped)
+            r.kind in ("overlap", "open_posted") for r in self.skipped)
 
 
 @dataclass
@@ -314,7 +316,8 @@ def create_all(client: ApiClient, copies: list[Copy]) -> list[Copy]:
 def _row(page: CopyPage, copy: Copy) -> Row:
     start = copy.body.start_date if copy.body else copy.source.start_date
     end = copy.body.end_date if copy.body else copy.source.end_date
-    return Row(start, end, page.person(copy), page.role(copy.source), copy.skip or "")
+    return Row(start, end, page.person(copy), page.role(copy.source), copy.skip or "",
+               copy.kind or "")
 
 
 def keep_result(page: CopyPage, kind: str, copies: list[Copy]) -> Result:
@@ -327,7 +330,7 @@ def keep_result(page: CopyPage, kind: str, copies: list[Copy]) -> Result:
 
     def stored(r: Row) -> dict[str, str]:
         return {"start": r.start.isoformat(), "end": r.end.isoformat(), "who": r.who,
-                "role": r.role, "reason": r.reason}
+                "role": r.role, "reason": r.reason, "kind": r.kind}
 
     session[RESULT_KEY] = {"id": result.id, "kind": kind,
                            "created": [stored(r) for r in result.created],
@@ -336,21 +339,22 @@ def keep_result(page: CopyPage, kind: str, copies: list[Copy]) -> Result:
 
 
 def kept_result(result_id: str | None, kind: str) -> Result | None:
-    """The result `result=` names, if it is the session's last one of `kind`."""
+    """The result `result=` names, if it is the session's last one, of `kind` (the same shift,
+    or the same team and week)."""
     kept = session.get(RESULT_KEY)
     if not result_id or not kept or kept.get("id") != result_id or kept.get("kind") != kind:
         return None
 
     def row(data: dict[str, str]) -> Row:
         return Row(datetime.fromisoformat(data["start"]), datetime.fromisoformat(data["end"]),
-                   data["who"], data["role"], data["reason"])
+                   data["who"], data["role"], data["reason"], data.get("kind", ""))
 
     return Result(kept["id"], kind, [row(r) for r in kept["created"]],
                   [row(r) for r in kept["skipped"]])
 
 
 def _shown(page: CopyPage, template: str, fragment: str, result: Result, endpoint: str,
-           **values: Any) -> Any:
+           **values: Any) -> Response:
     """After copying: the result in place (htmx), or 303 to the page showing it."""
     if is_partial():
         page.result = result
@@ -408,16 +412,16 @@ def _days_form(page: CopyPage, form: ShiftCopyForm | None = None) -> ShiftCopyFo
 
 
 @bp.get("/manage/schedule/shifts/<uuid:shift_id>/copy")
-def copy_shift(shift_id: uuid.UUID) -> Any:
+def copy_shift(shift_id: uuid.UUID) -> Response:
     """The shift with the other days of its week to copy it to (or what the last copy did)."""
     page, _, _ = _shift_page(shift_id)
     _days_form(page)
-    page.result = kept_result(request.args.get("result"), "shift")
+    page.result = kept_result(request.args.get("result"), f"shift:{shift_id}")
     return render(SHIFT_TEMPLATE, fragment="copy_shift", page=page)
 
 
 @bp.post("/manage/schedule/shifts/<uuid:shift_id>/copy")
-def copy_shift_save(shift_id: uuid.UUID) -> Any:
+def copy_shift_save(shift_id: uuid.UUID) -> Response:
     """Copy the shift to the days ticked, each day its own result."""
     page, around, leave = _shift_page(shift_id)
     assert page.shift is not None
@@ -443,7 +447,7 @@ def copy_shift_save(shift_id: uuid.UUID) -> Any:
     own = local_day(page.shift.start_date)
     pairs = [(page.shift, (date.fromisoformat(value) - own).days) for value in picked]
     copies = create_all(api(), plan_copies(page.week, pairs, around, leave))
-    result = keep_result(page, "shift", copies)
+    result = keep_result(page, f"shift:{shift_id}", copies)
     return _shown(page, SHIFT_TEMPLATE, "copy_shift", result, "manage_schedule.copy_shift",
                   shift_id=shift_id)
 
@@ -501,16 +505,21 @@ def _week_page() -> CopyPage:
     return page
 
 
+def _week_kind(page: CopyPage) -> str:
+    """What a week's result is of: the team and the week copied into."""
+    return f"week:{page.week.team.id if page.week.team else ''}:{page.target.isoformat()}"
+
+
 @bp.get("/manage/schedule/copy-week")
-def copy_week() -> Any:
+def copy_week() -> Response:
     """The preview of copying last week into this one (or what the last copy did)."""
     page = _week_page()
-    page.result = kept_result(request.args.get("result"), "week")
+    page.result = kept_result(request.args.get("result"), _week_kind(page))
     return render(WEEK_TEMPLATE, fragment="copy_week", page=page)
 
 
 @bp.post("/manage/schedule/copy-week")
-def copy_week_save() -> Any:
+def copy_week_save() -> Response:
     """Copy last week into this one as previewed; a changed week is previewed again (409)."""
     page = _week_page()
     form = WeekCopyForm()
@@ -526,5 +535,5 @@ def copy_week_save() -> Any:
         page.conflict = True
         return render(WEEK_TEMPLATE, fragment="copy_week", page=page, status=409)
     copies = create_all(api(), page.copies)
-    result = keep_result(page, "week", copies)
+    result = keep_result(page, _week_kind(page), copies)
     return _shown(page, WEEK_TEMPLATE, "copy_week", result, "manage_schedule.copy_week")
