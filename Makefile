@@ -7,7 +7,7 @@ PORT   ?= 8000
 HTMX_VERSION := 2.0.11
 PICO_VERSION := 2.1.1
 
-.PHONY: run test lint bench fuzz clean install install-dev vendor
+.PHONY: run test test-all-modes lint bench fuzz clean install install-dev vendor
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -55,3 +55,7 @@ vendor:
 	cp package/css/pico.min.css $(CURDIR)/app/static/vendor/pico.min.css && \
 	cd / && rm -rf $$tmp
 	@echo "app/static/vendor: htmx $(HTMX_VERSION), Pico CSS $(PICO_VERSION)"
+
+# Every browser journey in both modes (make test runs the split mode for the marked journeys only).
+test-all-modes: install-dev
+	SHIFTDESK_BROWSER_MODES=all $(BIN)/pytest tests/browser -n auto --dist loadgroup

@@ -5,6 +5,9 @@ by werkzeug in background threads on loopback, port 0:
 - "embedded": one server hosts the UI, /v1 and /auth; the UI reaches the API in-process;
 - "split": the API and sign-in on 127.0.0.1:A, the UI on localhost:U with SHIFTDESK_API_URL set,
   so the UI can only speak to the API over HTTP (different hosts also keep their cookies apart).
+Every journey runs embedded; the split mode runs only the journeys marked `split_mode` (one or
+two per kind of user, a report download among them), which prove the UI speaks to the API over
+HTTP alone. `SHIFTDESK_BROWSER_MODES=all` (`make test-all-modes`) runs every journey in both.
 A third, `demo_site`, serves the demo organisation (`shiftdesk init --demo`) as people first
 see it, for the crawler of every page. The servers run the real app as it ships: no test-only
 pages, so a link to a page that does not exist is a 404 here as it is for users.
@@ -176,6 +179,22 @@ def _seed(url: str) -> None:
         for user in session.scalars(select(User).where(User.type == "user")):
             user.password_hash = password_hash
     database.dispose()
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Leave out the split-mode runs of journeys not marked `split_mode`, unless
+    `SHIFTDESK_BROWSER_MODES=all`: the split mode differs from the embedded one only in how the
+    UI reaches the API, which the marked journeys prove for each kind of user."""
+    if os.environ.get("SHIFTDESK_BROWSER_MODES") == "all":
+        return
+    kept, left_out = [], []
+    for item in items:
+        callspec = getattr(item, "callspec", None)
+        split = callspec is not None and callspec.params.get("site") == "split"
+        (left_out if split and item.get_closest_marker("split_mode") is None else kept).append(item)
+    if left_out:
+        config.hook.pytest_deselected(items=left_out)
+        items[:] = kept
 
 
 @pytest.fixture(scope="session")

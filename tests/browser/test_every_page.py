@@ -11,7 +11,8 @@ At 390 px two more checks hold (issue 25, docs/style.md "Touch and focus"):
   hidden ones, selects, text areas, summaries; a checkbox or radio by its label) and links but
   those inside running text (`TARGETS` below says which), when visible on the page;
 - on a list page (one with `[data-record]` elements: table rows, cards, agenda items) the first
-  record starts within the first 844 px, so on a phone what the person came for comes first.
+  record starts within the first 844 px, so on a phone what the person came for comes first (a
+  form the address opened above the list, its heading focused, counts as that first thing).
 All problems are collected and reported together, each with its page, account and width; the
 number of pages visited is printed and written to test-artifacts/every-page.txt.
 """
@@ -111,11 +112,16 @@ TARGETS = r"""(touch) => {
   }
   return found;
 }"""
-# The first record of a list page: null when the page has none, else [visible, top].
+# The first record of a list page: null when the page has none, else [visible, top]. A form
+# the address opened above the list (its heading takes the focus: `autofocus`), such as the new
+# shift form over the team schedule, is what the person came for: it stands for the first record.
 FIRST_RECORD = """() => {
   window.scrollTo(0, 0);
-  const first = document.querySelector("[data-record]");
-  if (!first) return null;
+  const record = document.querySelector("[data-record]");
+  if (!record) return null;
+  const opened = document.querySelector("main [autofocus]");
+  const first = opened && (opened.compareDocumentPosition(record)
+                           & Node.DOCUMENT_POSITION_FOLLOWING) ? opened : record;
   const box = first.getBoundingClientRect();
   return [first.getClientRects().length > 0 && box.height > 0, Math.round(box.top + scrollY)];
 }"""

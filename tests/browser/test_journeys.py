@@ -30,6 +30,7 @@ NAMES = {
 }
 
 
+@pytest.mark.split_mode
 @pytest.mark.parametrize("email", list(MENUS))
 def test_sign_in_shows_menu_fitting_permissions_then_sign_out(tab, email):
     tab.sign_in(email)
@@ -164,6 +165,7 @@ def test_unknown_page_shows_not_found_inside_the_frame(tab):
     assert "Find a slot" in tab.menu()
 
 
+@pytest.mark.split_mode
 def test_split_ui_reaches_api_and_sign_in_only_over_http(site, tab):
     if site.mode != "split":
         pytest.skip("only the split servers show the UI's traffic on the wire")

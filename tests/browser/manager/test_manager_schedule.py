@@ -39,6 +39,7 @@ def _open_editor(tab, shift_id) -> None:
     expect(tab.page.get_by_role("button", name="Save shift")).to_be_visible()
 
 
+@pytest.mark.split_mode
 @pytest.mark.parametrize("resolution", ["reload", "apply"])
 def test_second_editor_sees_the_version_conflict(site, tab, second_tab, arrange, artifacts,
                                                  resolution):

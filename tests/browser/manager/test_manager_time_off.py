@@ -31,6 +31,7 @@ def _queue_for(tab, key: str) -> None:
     tab.goto(f"/manage/time-off?start={date}&end={date}")
 
 
+@pytest.mark.split_mode
 @pytest.mark.parametrize("strategy", ["delete", "calloutWithOpen", "keep"])
 def test_approve_with_a_conflict_strategy(site, tab, arrange, artifacts, strategy):
     if site.mode == "split" and strategy != "calloutWithOpen":

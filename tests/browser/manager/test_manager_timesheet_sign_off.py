@@ -36,6 +36,7 @@ def _worked_minutes(page) -> str:
     return totals.get_by_role("definition").first.inner_text().strip()
 
 
+@pytest.mark.split_mode
 @pytest.mark.parametrize("way", list(PERIODS))
 def test_sign_off_and_export_the_period(site, tab, phones, arrange, way, tmp_path: Path):
     if site.mode == "split" and way != "desktop-js":

@@ -14,6 +14,7 @@ from tests.browser.provider.conftest import account, hours, now, shift
 pytestmark = pytest.mark.xdist_group("browser-provider")
 
 
+@pytest.mark.split_mode
 @pytest.mark.parametrize("javascript", [True, False], ids=["js", "no-js"])
 def test_claim_then_second_provider_sees_already_claimed(site, tab, no_js_tab, second_tab,
                                                          javascript):
