@@ -224,9 +224,10 @@ class ApiClient:
         """Change a shift; raises `VersionConflict` when `body.version` is outdated."""
         return self._call("PATCH", f"/shifts/{_id(shift_id)}", shifts.ShiftRead, body=body)
 
-    def delete_shift(self, shift_id: uuid.UUID) -> None:
-        """Delete a shift."""
-        self._delete(f"/shifts/{_id(shift_id)}")
+    def delete_shift(self, shift_id: uuid.UUID, version: int | None = None) -> None:
+        """Delete a shift; with `version`, only that version (else `VersionConflict`)."""
+        self._send("DELETE", f"/shifts/{_id(shift_id)}",
+                   params=None if version is None else {"version": version})
 
     def claim_shift(self, shift_id: uuid.UUID, body: shifts.ShiftClaim | None = None,
                     ) -> shifts.ShiftRead:

@@ -133,6 +133,17 @@ class ShiftGetQuery(ApiModel):
     )
 
 
+class ShiftDeleteQuery(ApiModel):
+    """Query of DELETE /v1/shifts/{shiftId} (extension)."""
+
+    model_config = ConfigDict(json_schema_extra=EXTENSION)
+
+    version: int | None = Field(
+        default=None, ge=0,
+        description="The version being deleted; an outdated one fails with `version-conflict` "
+                    "and the shift stays. Left out, the latest version is deleted.")
+
+
 class ShiftSegmentCreate(ApiModel):
     """A segment of a shift being created or replaced (extension).
 

@@ -506,6 +506,34 @@ def test_delete_shift_answers_204_and_removes_it(fresh_api, world):
     _problem(fresh_api.get(f"/v1/shifts/{shift['id']}"), 404, "shift-not-found")
 
 
+def test_delete_shift_with_a_version_deletes_only_that_version(fresh_api, world):
+    shift = _create(fresh_api, world)
+    moved = fresh_api.patch(f"/v1/shifts/{shift['id']}", user=MANAGER,
+                            json={"version": shift["version"], "note": "Changed meanwhile"})
+    assert moved.status_code == 200, moved.get_json()
+
+    stale = fresh_api.delete(f"/v1/shifts/{shift['id']}", user=MANAGER,
+                             query_string={"version": shift["version"]})
+
+    body = _problem(stale, 409, "version-conflict")
+    assert body["currentVersion"] == moved.get_json()["version"]
+    assert fresh_api.get(f"/v1/shifts/{shift['id']}").status_code == 200
+    current = fresh_api.delete(f"/v1/shifts/{shift['id']}", user=MANAGER,
+                               query_string={"version": moved.get_json()["version"]})
+    assert current.status_code == 204
+
+
+@pytest.mark.parametrize("version", ["-1", "two", "1.5", ""])
+def test_delete_shift_refuses_a_malformed_version(fresh_api, world, version):
+    shift = _create(fresh_api, world)
+
+    response = fresh_api.delete(f"/v1/shifts/{shift['id']}", user=MANAGER,
+                                query_string={"version": version})
+
+    assert response.status_code == 400, response.get_json()
+    assert fresh_api.get(f"/v1/shifts/{shift['id']}").status_code == 200
+
+
 def test_delete_shift_is_unauthorized_for_a_provider_even_on_an_open_shift(fresh_api, world):
     shift_id = _open_shift(fresh_api, world)
 

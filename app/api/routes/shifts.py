@@ -25,6 +25,7 @@ from app.contract.shifts import (
     ShiftClaimCheckQuery,
     ShiftClaimChecks,
     ShiftCreate,
+    ShiftDeleteQuery,
     ShiftGetQuery,
     ShiftListQuery,
     ShiftPage,
@@ -99,12 +100,18 @@ def update_shift(session: Session, actor: Actor, body: ShiftUpdate, shift_id: uu
 
 
 @endpoint("DELETE", "/shifts/<shift_id>", summary="Delete a shift", status=204,
-          codes=["shift-not-found", "unauthorized", "timesheet-signed-off"], extension=True,
+          query=ShiftDeleteQuery,
+          codes=["shift-not-found", "unauthorized", "validation", "version-conflict",
+                 "timesheet-signed-off"], extension=True,
           tag="Shifts",
           permits=[("edit", "Shift")])
-def delete_shift(session: Session, actor: Actor, shift_id: uuid.UUID) -> None:
-    """Delete a shift with its segments and pay code. Needs `edit` and `create` Shift on it."""
-    service.delete_shift(session, actor=actor, shift_id=shift_id)
+def delete_shift(session: Session, actor: Actor, query: ShiftDeleteQuery,
+                 shift_id: uuid.UUID) -> None:
+    """Delete a shift with its segments and pay code. Needs `edit` and `create` Shift on it.
+
+    With `version`, only that version is deleted: a shift changed since the caller read it
+    answers `version-conflict` (with `currentVersion`) and stays."""
+    service.delete_shift(session, actor=actor, shift_id=shift_id, version=query.version)
 
 
 @endpoint("POST", "/shifts/<shift_id>/claim", summary="Claim an open shift", body=ShiftClaim,

@@ -530,18 +530,22 @@ def update_shift(session: Session, *, actor: Actor, shift_id: uuid.UUID, body: S
     return shift
 
 
-def delete_shift(session: Session, *, actor: Actor, shift_id: uuid.UUID) -> None:
-    """Delete a shift with its segments and pay code.
+def delete_shift(session: Session, *, actor: Actor, shift_id: uuid.UUID,
+                 version: int | None = None) -> None:
+    """Delete a shift with its segments and pay code; with `version`, only that version.
 
     Deleting needs both `edit` and `create` Shift on it: whoever could put the shift back may take
     it away (a provider's `edit` on open shifts is for claiming them, not deleting them).
-    Raises `shift-not-found`, `unauthorized` and `timesheet-signed-off` (the shift touches an
-    active sign-off of its provider).
+    Raises `shift-not-found`, `unauthorized`, `version-conflict` (the shift is no longer at
+    `version`; the row lock makes the check and the delete one step) and `timesheet-signed-off`
+    (the shift touches an active sign-off of its provider).
     """
     shift = _lock(session, shift_id)
     fields = SHIFT.of(shift)
     actor.require("edit", "Shift", fields)
     actor.require("create", "Shift", fields)
+    if version is not None and version != shift.version:
+        raise _conflict(shift.version)
     _refuse_if_signed_off(session, [(shift.provider_id, shift.start_date, shift.end_date)])
     session.delete(shift)
     session.flush()

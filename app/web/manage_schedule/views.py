@@ -19,10 +19,9 @@ field by field, segments, labels, pay code and callout included, with "Reload" (
 mine) and "Apply my change to the latest version" (hidden fields carry the attempted change;
 only the fields the manager changed are re-sent, the segments as a whole list). API problems
 land on their fields (`/segments/N/startDate` on that row's "From"), UTC stamps in them written
-as local times. `confirm_delete` asks at the shift; `delete` deletes. The API's DELETE takes no
-version, so `delete` compares the version the manager confirmed with the shift as read just
-before and asks again when it changed (a change in the instant between the two is not caught);
-`timesheet-signed-off` is shown in the question. Saving times that look wrong (over 16 hours, a
+as local times. `confirm_delete` asks at the shift; `delete` deletes the version the manager
+confirmed (`DELETE /v1/shifts/{id}?version=`), and a `version-conflict` shows the shift as it is
+now and asks again; `timesheet-signed-off` is shown in the question. Saving times that look wrong (over 16 hours, a
 start in the past, over the provider's approved time off) first answers the form with the
 reasons and "Save anyway"; its signed `confirm` field names exactly what was confirmed, so
 changed values or a tampered field are checked again. One round of concurrent API calls per
@@ -1009,27 +1008,36 @@ def confirm_delete(shift_id: uuid.UUID) -> Response:
     return _deleter(week, shift)
 
 
+def _already_deleted() -> Response:
+    flash("That shift was already deleted.", "success")
+    return see_other(url_for("manage_schedule.index") + "?" + urlencode(
+        {k: v for k, v in request.args.items() if k in ("team", "week", "day", "view")}))
+
+
 @bp.post("/manage/schedule/shifts/<uuid:shift_id>/delete")
 def delete(shift_id: uuid.UUID) -> Response:
-    """Delete the shift the manager confirmed. The API's DELETE takes no version, so the
-    version confirmed is checked here first: a shift changed since is asked about again."""
+    """Delete the shift the manager confirmed, at the version confirmed: a shift changed since
+    (the API's `version-conflict`) is shown as it is now and asked about again."""
     client = api()
     try:
         week, (shift,) = build_week(request.args, extra=[lambda: client.get_shift(shift_id)])
     except NotFound:
-        flash("That shift was already deleted.", "success")
-        return see_other(url_for("manage_schedule.index") + "?" + urlencode(
-            {k: v for k, v in request.args.items() if k in ("team", "week", "day", "view")}))
+        return _already_deleted()
     form = DeleteShiftForm()
     if not form.validate():
         form.form_errors = ["Confirm again: this form lost the shift's version."]
         return _deleter(week, shift, form, status=422)
-    if form.version.data != shift.version:
+    try:
+        client.delete_shift(shift_id, version=form.version.data)
+    except VersionConflict:
+        try:
+            latest = client.get_shift(shift_id)
+        except NotFound:
+            return _already_deleted()
+        form = DeleteShiftForm(formdata=None, version=latest.version)
         form.form_errors = ["Someone changed this shift since you asked to delete it. Check "
                             "it as it is now, then confirm again."]
-        return _deleter(week, shift, form, status=409)
-    try:
-        client.delete_shift(shift_id)
+        return _deleter(week, latest, form, status=409)
     except ApiProblem as problem:
         if problem.status not in (400, 409, 422):
             raise
