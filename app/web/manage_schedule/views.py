@@ -21,11 +21,11 @@ only the fields the manager changed are re-sent, the segments as a whole list). 
 land on their fields (`/segments/N/startDate` on that row's "From"), UTC stamps in them written
 as local times. `confirm_delete` asks at the shift; `delete` deletes the version the manager
 confirmed (`DELETE /v1/shifts/{id}?version=`), and a `version-conflict` shows the shift as it is
-now and asks again; `timesheet-signed-off` is shown in the question. Saving times that look wrong (over 16 hours, a
-start in the past, over the provider's approved time off) first answers the form with the
-reasons and "Save anyway"; its signed `confirm` field names exactly what was confirmed, so
-changed values or a tampered field are checked again. One round of concurrent API calls per
-page.
+now and asks again; `timesheet-signed-off` is shown in the question. Saving times that look
+wrong (over 16 hours, a start in the past, over the provider's approved time off) first answers
+the form with the reasons and "Save anyway"; its signed `confirm` field names exactly what was
+confirmed, so changed values or a tampered field are checked again. One round of concurrent API
+calls per page.
 
 Must not import `app.api`; it reaches the API only through `app.client`.
 """

@@ -7,11 +7,12 @@ from __future__ import annotations
 import shutil
 import uuid
 from collections.abc import Callable, Iterator
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
+from sqlalchemy import select
 
 from app.api import models as m
 from tests.factories import World, make_shift, uid
@@ -69,3 +70,12 @@ def add_shift(session: Any, world: World, *, provider: uuid.UUID | None, start: 
                        hours=hours)
     session.flush()
     return shift.id
+
+
+def pat_shift_of(mweb: Web, day: int) -> str:
+    """The id of Pat's shift starting on `day` March 2026 (7 AM to 7 PM in the seeded world)."""
+    with mweb.app.extensions["shiftdesk"].db.unit_of_work() as session:
+        return str(session.scalar(select(m.Shift.id).where(
+            m.Shift.provider_id == mweb.world.provider,
+            m.Shift.start_date >= datetime(2026, 3, day, tzinfo=UTC),
+            m.Shift.start_date < datetime(2026, 3, day + 1, tzinfo=UTC))))

@@ -12,12 +12,6 @@ MONDAY = datetime(2027, 6, 7, 4, 0, tzinfo=UTC)  # Mon 7 Jun 2027, midnight in N
 HX = {"HX-Request": "true"}
 
 
-def _csrf(mweb):
-    page = mweb.client.get("/manage/time-off").get_data(as_text=True)
-    marker = 'name="csrf_token" value="'
-    start = page.index(marker) + len(marker)
-    return page[start:page.index('"', start)]
-
 
 def _text(html):
     """What a person reads: the page without its tags, spaces collapsed, and a range's dash
@@ -140,7 +134,7 @@ def test_stale_version_shows_both_versions_and_apply_works(mweb, arrange):
 
 def test_create_open_shift_and_inline_errors(mweb):
     mweb.sign_in("manager@example.com")
-    token = _csrf(mweb)
+    token = mweb.csrf()
     url = f"/manage/schedule/shifts?{_week(mweb)}"
     bad = mweb.client.post(url, data={"csrf_token": token, "date": "",
                                       "start_time": "07:00", "end_time": "19:00",
@@ -394,7 +388,7 @@ def test_a_new_shift_form_starts_with_no_role_and_requires_one(mweb):
     assert "Choose a role" in first_option
     assert "selected" not in select
     url = f"/manage/schedule/shifts?{_week(mweb)}"
-    bad = mweb.client.post(url, data={"csrf_token": _csrf(mweb), "date": "2027-06-10",
+    bad = mweb.client.post(url, data={"csrf_token": mweb.csrf(), "date": "2027-06-10",
                                       "start_time": "07:00", "end_time": "19:00",
                                       "role": ""}, headers=HX)
     assert bad.status_code == 422
@@ -404,7 +398,7 @@ def test_a_new_shift_form_starts_with_no_role_and_requires_one(mweb):
 def test_a_long_open_shift_asks_for_confirmation_then_posts(mweb):
     mweb.sign_in("manager@example.com")
     url = f"/manage/schedule/shifts?{_week(mweb)}"
-    data = {"csrf_token": _csrf(mweb), "date": "2027-06-10", "start_time": "07:00",
+    data = {"csrf_token": mweb.csrf(), "date": "2027-06-10", "start_time": "07:00",
             "end_time": "07:00", "provider": "", "role": str(mweb.world.ed_nurse_role)}
     first = mweb.client.post(url, data=data, headers=HX)
     body = first.get_data(as_text=True)

@@ -27,12 +27,6 @@ def test_index_lists_pending_requests_with_count(mweb, arrange):
 HX = {"HX-Request": "true"}
 
 
-def _csrf(mweb):
-    page = mweb.client.get("/manage/time-off").get_data(as_text=True)
-    marker = 'name="csrf_token" value="'
-    start = page.index(marker) + len(marker)
-    return page[start:page.index('"', start)]
-
 
 def _opened(mweb, request_id, **headers):
     return mweb.client.get(f"/manage/time-off/{request_id}", headers=headers)
@@ -71,7 +65,7 @@ def test_approve_with_delete_removes_the_shift_and_updates_badge(mweb, arrange):
     mweb.sign_in("manager@example.com")
     seen = _seen(_opened(mweb, request_id).get_data(as_text=True))
     assert str(shift_id) in seen
-    token = _csrf(mweb)
+    token = mweb.csrf()
     response = mweb.client.post(f"/manage/time-off/{request_id}/approve", headers=HX, data={
         "csrf_token": token, "seen_status": "pending", "seen_shifts": seen,
         "conflict_resolution": "delete", "back": "/manage/time-off"})
@@ -88,7 +82,7 @@ def test_approve_without_js_redirects_back_to_the_queue(mweb, arrange):
     request_id = arrange(lambda s, w: add_request(s, w, start=DAY))
     mweb.sign_in("manager@example.com")
     response = mweb.client.post(f"/manage/time-off/{request_id}/approve", data={
-        "csrf_token": _csrf(mweb), "seen_status": "pending", "seen_shifts": "",
+        "csrf_token": mweb.csrf(), "seen_status": "pending", "seen_shifts": "",
         "conflict_resolution": "keep", "back": "/manage/time-off?status=pending"})
     assert response.status_code == 303
     assert response.headers["Location"] == "/manage/time-off?status=pending"
@@ -98,7 +92,7 @@ def test_reject_requires_a_reason(mweb, arrange):
     request_id = arrange(lambda s, w: add_request(s, w, start=DAY))
     mweb.sign_in("manager@example.com")
     response = mweb.client.post(f"/manage/time-off/{request_id}/reject", headers=HX, data={
-        "csrf_token": _csrf(mweb), "seen_status": "pending", "seen_shifts": "",
+        "csrf_token": mweb.csrf(), "seen_status": "pending", "seen_shifts": "",
         "rejection_reason": "  ", "back": "/manage/time-off"})
     body = response.get_data(as_text=True)
     assert response.status_code == 422
@@ -110,7 +104,7 @@ def test_decision_on_a_request_changed_meanwhile_shows_the_change(mweb, arrange)
     request_id = arrange(lambda s, w: add_request(s, w, start=DAY, status="cancelled"))
     mweb.sign_in("manager@example.com")
     response = mweb.client.post(f"/manage/time-off/{request_id}/approve", headers=HX, data={
-        "csrf_token": _csrf(mweb), "seen_status": "pending", "seen_shifts": "",
+        "csrf_token": mweb.csrf(), "seen_status": "pending", "seen_shifts": "",
         "conflict_resolution": "keep", "back": "/manage/time-off"})
     body = response.get_data(as_text=True)
     assert response.status_code == 409
@@ -123,7 +117,7 @@ def test_decision_when_the_overlapping_shifts_changed_asks_again(mweb, arrange):
     mweb.sign_in("manager@example.com")
     arrange(lambda s, w: add_shift(s, w, provider=w.provider, start=DAY.replace(hour=11)))
     response = mweb.client.post(f"/manage/time-off/{request_id}/approve", data={
-        "csrf_token": _csrf(mweb), "seen_status": "pending", "seen_shifts": "",
+        "csrf_token": mweb.csrf(), "seen_status": "pending", "seen_shifts": "",
         "conflict_resolution": "keep", "back": "/manage/time-off"})
     body = response.get_data(as_text=True)
     assert response.status_code == 409
@@ -137,7 +131,7 @@ def test_forged_approval_of_another_teams_request_shows_403_inline(mweb):
     listing = mweb.client.get("/manage/time-off?status=any").get_data(as_text=True)
     assert str(icu) not in listing
     response = mweb.client.post(f"/manage/time-off/{icu}/approve", data={
-        "csrf_token": _csrf(mweb), "seen_status": "pending", "seen_shifts": "",
+        "csrf_token": mweb.csrf(), "seen_status": "pending", "seen_shifts": "",
         "conflict_resolution": "keep", "back": "/manage/time-off"})
     body = response.get_data(as_text=True)
     assert response.status_code == 403
@@ -152,7 +146,7 @@ def test_bulk_approve_skips_requests_with_conflicts(mweb, arrange):
                                    start=DAY.replace(day=10, hour=11)))
     mweb.sign_in("manager@example.com")
     response = mweb.client.post("/manage/time-off/approve-clean", data={
-        "csrf_token": _csrf(mweb), "ids": [str(clean), str(busy)], "back": "/manage/time-off"})
+        "csrf_token": mweb.csrf(), "ids": [str(clean), str(busy)], "back": "/manage/time-off"})
     assert response.status_code == 303
     page = mweb.client.get("/manage/time-off").get_data(as_text=True)
     assert "Approved 1 request. 1 overlap shifts" in page
@@ -164,7 +158,7 @@ def test_bulk_approve_takes_at_most_200_requests(mweb):
     mweb.sign_in("manager@example.com")
     ids = [str(uuid.uuid4()) for _ in range(201)]
     response = mweb.client.post("/manage/time-off/approve-clean", data={
-        "csrf_token": _csrf(mweb), "ids": ids, "back": "/manage/time-off"})
+        "csrf_token": mweb.csrf(), "ids": ids, "back": "/manage/time-off"})
     assert response.status_code == 303
     page = mweb.client.get("/manage/time-off").get_data(as_text=True)
     assert "Approve at most 200 requests at once" in page
@@ -262,7 +256,7 @@ def test_cancel_the_leave_with_and_without_javascript(mweb, arrange):
     assert "Cancel the leave" in opened
     assert "Keep it" in opened
     full = mweb.client.post(f"/manage/time-off/{first}/cancel", data={
-        "csrf_token": _csrf(mweb), "seen_status": "approved",
+        "csrf_token": mweb.csrf(), "seen_status": "approved",
         "back": "/manage/time-off?status=cancellation"})
     assert full.status_code == 303
     assert full.headers["Location"] == "/manage/time-off?status=cancellation"
@@ -270,7 +264,7 @@ def test_cancel_the_leave_with_and_without_javascript(mweb, arrange):
     assert "Cancelled Pat Provider's time off (" in page
     assert f'id="request-{first}"' not in page
     partial = mweb.client.post(f"/manage/time-off/{second}/cancel", headers=HX, data={
-        "csrf_token": _csrf(mweb), "seen_status": "approved", "back": "/manage/time-off"})
+        "csrf_token": mweb.csrf(), "seen_status": "approved", "back": "/manage/time-off"})
     body = partial.get_data(as_text=True)
     assert partial.status_code == 200
     assert body.strip().startswith(f'<li id="request-{second}"')
@@ -282,14 +276,14 @@ def test_keep_it_tells_the_provider_why(mweb, arrange):
     request_id = _asks_to_cancel(arrange, datetime(2027, 6, 18, 4, 0, tzinfo=UTC))
     mweb.sign_in("manager@example.com")
     answer = mweb.client.post(f"/manage/time-off/{request_id}/keep", headers=HX, data={
-        "csrf_token": _csrf(mweb), "seen_status": "approved", "back": "/manage/time-off",
+        "csrf_token": mweb.csrf(), "seen_status": "approved", "back": "/manage/time-off",
         "reason": "  Cover is already booked  "})
     body = html.unescape(answer.get_data(as_text=True))
     assert answer.status_code == 200
     assert "Kept Pat Provider's time off" in body
     assert "Kept after a request to cancel: Cover is already booked" in body
     again = mweb.client.post(f"/manage/time-off/{request_id}/keep", data={
-        "csrf_token": _csrf(mweb), "seen_status": "approved", "back": "/manage/time-off"})
+        "csrf_token": mweb.csrf(), "seen_status": "approved", "back": "/manage/time-off"})
     assert again.status_code == 409
     assert "nobody is waiting for a decision on cancelling it now" in html.unescape(
         again.get_data(as_text=True))

@@ -7,16 +7,10 @@ from datetime import UTC, datetime, timedelta
 
 from app.api import models as m
 from tests.factories import START, uid
-from tests.web.manager.conftest import add_shift
+from tests.web.manager.conftest import add_shift, pat_shift_of
 
 PERIOD = "period=2026-03-02"
 
-
-def _csrf(mweb):
-    page = mweb.client.get("/manage/time-off").get_data(as_text=True)
-    marker = 'name="csrf_token" value="'
-    start = page.index(marker) + len(marker)
-    return page[start:page.index('"', start)]
 
 
 def _url(mweb):
@@ -41,15 +35,6 @@ def _row(body: str, key: object) -> str:
     return body.split(f'<li id="row-{key}"', 1)[1].split("</article>", 1)[0]
 
 
-def _shift_of(mweb, day: int) -> str:
-    """The id of Pat's shift starting on `day` March 2026."""
-    from sqlalchemy import select
-    with mweb.app.extensions["shiftdesk"].db.unit_of_work() as session:
-        return str(session.scalar(select(m.Shift.id).where(
-            m.Shift.provider_id == mweb.world.provider,
-            m.Shift.start_date >= datetime(2026, 3, day, tzinfo=UTC),
-            m.Shift.start_date < datetime(2026, 3, day + 1, tzinfo=UTC))))
-
 
 def test_timesheet_shows_the_period_and_one_row_per_shift(mweb):
     mweb.sign_in("manager@example.com")
@@ -59,11 +44,11 @@ def test_timesheet_shows_the_period_and_one_row_per_shift(mweb):
     period = _text(body.split('class="ts-period"', 1)[1].split("</p>", 1)[0])
     assert "Mon 23 Feb" in period
     assert "Sun 8 Mar" in period
-    clean = _text(_row(body, _shift_of(mweb, 2)))
+    clean = _text(_row(body, pat_shift_of(mweb, 2)))
     assert "Approved" in clean
     assert "6:56 AM \u2013 7:02 PM" in clean
     assert "Breaks 30 min" in clean or "Breaks 30m" in clean
-    late = _row(body, _shift_of(mweb, 3))
+    late = _row(body, pat_shift_of(mweb, 3))
     assert "data-record" in late
     assert "Clocked in late" in _text(late)
     assert "No clock-out" in _text(late)
@@ -96,7 +81,7 @@ def test_previous_and_next_period_keep_team_and_provider(mweb):
 
 def test_punch_editor_opens_on_demand_and_alone_for_htmx(mweb):
     mweb.sign_in("manager@example.com")
-    key = _shift_of(mweb, 3)
+    key = pat_shift_of(mweb, 3)
     closed = mweb.client.get(_url(mweb)).get_data(as_text=True)
     assert "Save time" not in closed
     url = _url(mweb) + f"&edit={key}"
@@ -113,9 +98,9 @@ def test_punch_editor_opens_on_demand_and_alone_for_htmx(mweb):
 
 def test_reject_needs_a_note_and_then_saves_it(mweb):
     punch = _late_punch(mweb)
-    key = _shift_of(mweb, 3)
+    key = pat_shift_of(mweb, 3)
     mweb.sign_in("manager@example.com")
-    token = _csrf(mweb)
+    token = mweb.csrf()
     url = f"/manage/timesheets/punches/{punch}"
     bad = mweb.client.post(url, data={"csrf_token": token, "decision": "reject", "row": key,
                                       "admin_note": "", "back": _url(mweb)},
@@ -136,10 +121,10 @@ def test_reject_needs_a_note_and_then_saves_it(mweb):
 
 def test_reject_without_javascript_shows_the_problem_at_the_row_of_the_full_page(mweb):
     punch = _late_punch(mweb)
-    key = _shift_of(mweb, 3)
+    key = pat_shift_of(mweb, 3)
     mweb.sign_in("manager@example.com")
     bad = mweb.client.post(f"/manage/timesheets/punches/{punch}", data={
-        "csrf_token": _csrf(mweb), "decision": "reject", "row": key, "admin_note": "",
+        "csrf_token": mweb.csrf(), "decision": "reject", "row": key, "admin_note": "",
         "back": _url(mweb)})
     assert bad.status_code == 422
     body = bad.get_data(as_text=True)
@@ -173,23 +158,23 @@ def test_approve_all_clean_approves_the_team_and_leaves_warned_shifts_pending(mw
     page = mweb.client.get(_url(mweb)).get_data(as_text=True)
     assert "2 shifts without a warning or an error, 4 punches" in _text(page)
     done = mweb.client.post("/manage/timesheets/approve-clean", data={
-        "csrf_token": _csrf(mweb), "back": _url(mweb)})
+        "csrf_token": mweb.csrf(), "back": _url(mweb)})
     assert done.status_code == 303
     page = mweb.client.get(_url(mweb)).get_data(as_text=True)
     assert "Approved 4 punches in 2 shifts; 1 shift with warnings left for you." in page
     states = _states(mweb)
     assert states[late] == "pending"
     assert list(states.values()).count("pending") == 1
-    assert "Pending review" in _text(_row(page, _shift_of(mweb, 3)))
-    assert "Approved" in _text(_row(page, _shift_of(mweb, 4)))
+    assert "Pending review" in _text(_row(page, pat_shift_of(mweb, 3)))
+    assert "Approved" in _text(_row(page, pat_shift_of(mweb, 4)))
 
 
 def test_approve_one_shift_approves_its_pending_punches(mweb):
     _clean_day(mweb, 4)
     mweb.sign_in("manager@example.com")
-    key = _shift_of(mweb, 3)
+    key = pat_shift_of(mweb, 3)
     done = mweb.client.post("/manage/timesheets/approve-shift", data={
-        "csrf_token": _csrf(mweb), "row": key, "back": _url(mweb)},
+        "csrf_token": mweb.csrf(), "row": key, "back": _url(mweb)},
         headers={"HX-Request": "true"})
     assert done.status_code == 204
     assert "HX-Location" in done.headers
@@ -210,9 +195,9 @@ def _late_punch_any(mweb):
 
 def test_fix_time_removes_the_warning(mweb):
     mweb.sign_in("manager@example.com")
-    token = _csrf(mweb)
+    token = mweb.csrf()
     punch = _late_punch(mweb)
-    key = _shift_of(mweb, 3)
+    key = pat_shift_of(mweb, 3)
     fixed = mweb.client.post(f"/manage/timesheets/punches/{punch}", data={
         "csrf_token": token, "decision": "fix", "time": "2026-03-03T07:02", "row": key,
         "admin_note": "Badge reader down", "back": _url(mweb)})
@@ -307,7 +292,7 @@ def test_folded_sections_load_their_rows_on_demand(mweb):
     page = mweb.client.get(f"/manage/timesheets?team={mweb.world.ed}&{PERIOD}")
     body = page.get_data(as_text=True)
     assert 'data-record open' not in body  # nobody chosen: every section folded
-    assert f'<li id="row-{_shift_of(mweb, 3)}"' not in body
+    assert f'<li id="row-{pat_shift_of(mweb, 3)}"' not in body
     section = body.split(f'id="sheet-{mweb.world.provider}"', 1)[1].split("</details>", 1)[0]
     link = re.search(r'<a class="ts-edit-link" href="([^"#]+)#[^"]*" hx-get="([^"]+)"', section)
     assert link is not None
@@ -317,5 +302,5 @@ def test_folded_sections_load_their_rows_on_demand(mweb):
         "HX-Request": "true", "HX-Target": f"sheet-{mweb.world.provider}"})
     html = answer.get_data(as_text=True)
     assert html.lstrip().startswith(f'<details id="sheet-{mweb.world.provider}"')
-    assert f'<li id="row-{_shift_of(mweb, 3)}"' in html
+    assert f'<li id="row-{pat_shift_of(mweb, 3)}"' in html
     assert "HX-Target" in answer.headers["Vary"]

@@ -20,12 +20,6 @@ MONDAY = datetime(2027, 6, 7, 4, 0, tzinfo=UTC)  # Mon 7 Jun 2027, midnight in N
 NEXT = "2027-06-14"
 
 
-def _csrf(mweb):
-    page = mweb.client.get("/manage/time-off").get_data(as_text=True)
-    marker = 'name="csrf_token" value="'
-    start = page.index(marker) + len(marker)
-    return page[start:page.index('"', start)]
-
 
 def _text(body):
     """What a person reads: tags gone, entities decoded, spaces collapsed, ranges' dashes tight."""
@@ -53,7 +47,7 @@ def _shift(arrange, shift_id):
 
 
 def _copy_shift(mweb, shift_id, days, *, version=None, headers=None, arrange=None):
-    data = {"csrf_token": _csrf(mweb), "days": days,
+    data = {"csrf_token": mweb.csrf(), "days": days,
             "version": str(version if version is not None else _shift(arrange, shift_id))}
     return mweb.client.post(f"/manage/schedule/shifts/{shift_id}/copy?team={mweb.world.ed}",
                             data=data, headers=headers or {})
@@ -254,7 +248,7 @@ def _plan(body):
 
 def _copy_week(mweb, plan, week=NEXT, headers=None):
     return mweb.client.post(f"/manage/schedule/copy-week?team={mweb.world.ed}&week={week}",
-                            data={"csrf_token": _csrf(mweb), "plan": plan},
+                            data={"csrf_token": mweb.csrf(), "plan": plan},
                             headers=headers or {})
 
 

@@ -26,12 +26,6 @@ def _week(mweb):
     return f"team={mweb.world.ed}&week=2027-06-07"
 
 
-def _csrf(mweb):
-    page = mweb.client.get("/manage/time-off").get_data(as_text=True)
-    marker = 'name="csrf_token" value="'
-    start = page.index(marker) + len(marker)
-    return page[start:page.index('"', start)]
-
 
 def _text(html):
     text = " ".join(re.sub(r"<[^>]+>", "", html).split())

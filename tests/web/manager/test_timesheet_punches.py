@@ -12,6 +12,7 @@ from sqlalchemy import select
 
 from app.api import models as m
 from tests.factories import uid
+from tests.web.manager.conftest import pat_shift_of
 
 PERIOD = "period=2026-03-02"
 FIX_NOTE = "Clock-out added at the scheduled end of the shift."
@@ -26,14 +27,6 @@ def _text(html: str) -> str:
 def _back(mweb, period: str = PERIOD) -> str:
     return f"/manage/timesheets?team={mweb.world.ed}&{period}&provider={mweb.world.provider}"
 
-
-def _shift_of(mweb, day: int) -> str:
-    """The id of Pat's shift starting on `day` March 2026 (7 AM to 7 PM)."""
-    with mweb.app.extensions["shiftdesk"].db.unit_of_work() as session:
-        return str(session.scalar(select(m.Shift.id).where(
-            m.Shift.provider_id == mweb.world.provider,
-            m.Shift.start_date >= datetime(2026, 3, day, tzinfo=UTC),
-            m.Shift.start_date < datetime(2026, 3, day + 1, tzinfo=UTC))))
 
 
 def _punches(mweb, **where):
@@ -65,7 +58,7 @@ def _sign_off(arrange, start: datetime, end: datetime) -> None:
 
 def test_add_punch_form_prefills_the_missing_clock_out_of_a_row(mweb):
     mweb.sign_in("manager@example.com")
-    key = _shift_of(mweb, 3)
+    key = pat_shift_of(mweb, 3)
     page = mweb.client.get(_back(mweb)).get_data(as_text=True)
     row = page.split(f'<li id="row-{key}"', 1)[1].split("</article>", 1)[0]
     link = re.search(r'href="([^"]+)" hx-get="[^"]+" hx-target="#sheet-[^"]+"'
@@ -96,7 +89,7 @@ def test_add_punch_creates_it_approved_with_the_note_and_pat_sees_it(mweb):
     assert added.admin_note == "Forgot to clock out"
     page = mweb.client.get(_back(mweb)).get_data(as_text=True)
     assert "Clock out at Tue 3 Mar, 7:00 PM added for Pat Provider" in _text(page)
-    row = _text(page.split(f'<li id="row-{_shift_of(mweb, 3)}"', 1)[1].split("</article>", 1)[0])
+    row = _text(page.split(f'<li id="row-{pat_shift_of(mweb, 3)}"', 1)[1].split("</article>", 1)[0])
     assert "7:25 AM \u2013 7:00 PM" in row
     assert "No clock-out" not in row
     mweb.sign_in("provider@example.com")
@@ -185,7 +178,7 @@ def test_add_punch_in_the_hour_the_clocks_repeat_asks_which_one(mweb):
 def test_delete_a_punch_after_confirmation(mweb):
     mweb.sign_in("manager@example.com")
     [late] = _punches(mweb, time=PAT_CLOCK_IN)
-    key = _shift_of(mweb, 3)
+    key = pat_shift_of(mweb, 3)
     editor = mweb.client.get(_back(mweb) + f"&edit={key}").get_data(as_text=True)
     link = re.search(rf'href="(/manage/timesheets/punches/{late.id}/delete[^"]*)"', editor)
     assert link is not None
@@ -247,7 +240,7 @@ def test_fix_missing_clock_outs_proposes_the_scheduled_ends_and_adds_the_kept(mw
     fix = mweb.client.get(link.group(1).replace("&amp;", "&"))
     html = fix.get_data(as_text=True)
     assert fix.status_code == 200
-    third, fourth = _shift_of(mweb, 3), _shift_of(mweb, 4)
+    third, fourth = pat_shift_of(mweb, 3), pat_shift_of(mweb, 4)
     for key, day in ((third, "Tue 3 Mar"), (fourth, "Wed 4 Mar")):
         box = re.search(rf'<input type="checkbox" id="keep-{key}" name="keep" value="{key}"'
                         r' checked>(.*?)</label>', html, re.S)
@@ -269,7 +262,7 @@ def test_fix_missing_clock_outs_proposes_the_scheduled_ends_and_adds_the_kept(mw
 def test_fix_missing_clock_outs_skips_the_unkept_and_refuses_tampered_ids(mweb, arrange):
     _second_missing_clock_out(arrange)
     mweb.sign_in("manager@example.com")
-    third, fourth = _shift_of(mweb, 3), _shift_of(mweb, 4)
+    third, fourth = pat_shift_of(mweb, 3), pat_shift_of(mweb, 4)
     with mweb.app.extensions["shiftdesk"].db.unit_of_work() as session:
         foreign = str(session.scalar(select(m.Shift.id).where(
             m.Shift.provider_id == mweb.world.icu_nurse)))
@@ -296,7 +289,7 @@ def test_fix_missing_clock_outs_reports_each_refusal(mweb, arrange):
         timecard_id=uid("timecard:provider"), provider_id=world.provider, action="break_start",
         state="pending", time=datetime(2026, 3, 4, 18, tzinfo=UTC))))
     mweb.sign_in("manager@example.com")
-    answer = _fix(mweb, [_shift_of(mweb, 3), _shift_of(mweb, 4)])
+    answer = _fix(mweb, [pat_shift_of(mweb, 3), pat_shift_of(mweb, 4)])
     html = answer.get_data(as_text=True)
     assert answer.status_code == 409
     assert "<title>Error: Fix missing clock-outs" in html
@@ -340,7 +333,7 @@ def test_a_fixed_time_shows_on_pats_timecard_with_the_managers_note(mweb):
     [late] = _punches(mweb, time=PAT_CLOCK_IN)
     fixed = mweb.client.post(f"/manage/timesheets/punches/{late.id}", data={
         "csrf_token": mweb.csrf(), "decision": "fix", "time": "2026-03-03T07:02",
-        "row": _shift_of(mweb, 3), "admin_note": "Badge reader down", "back": _back(mweb)})
+        "row": pat_shift_of(mweb, 3), "admin_note": "Badge reader down", "back": _back(mweb)})
     assert fixed.status_code == 303
     mweb.sign_in("provider@example.com")
     card = _text(mweb.client.get("/timecard?period=2026-03-03").get_data(as_text=True))
@@ -369,7 +362,7 @@ def test_hostile_addresses_answer_pages_not_errors(mweb):
 
 def test_fix_missing_clock_outs_names_a_tampered_id_when_nothing_is_left(mweb):
     mweb.sign_in("manager@example.com")
-    third = _shift_of(mweb, 3)
+    third = pat_shift_of(mweb, 3)
     answer = _fix(mweb, [third, str(uid("nothing"))])
     html = answer.get_data(as_text=True)
     assert answer.status_code == 409
@@ -381,7 +374,7 @@ def test_fix_missing_clock_outs_names_a_tampered_id_when_nothing_is_left(mweb):
 def test_add_punch_from_a_section_opens_and_refreshes_it_in_place_for_htmx(mweb):
     mweb.sign_in("manager@example.com")
     section = {"HX-Request": "true", "HX-Target": f"sheet-{mweb.world.provider}"}
-    key = _shift_of(mweb, 3)
+    key = pat_shift_of(mweb, 3)
     opened = mweb.client.get(f"/manage/timesheets/punches/new?provider={mweb.world.provider}"
                              f"&row={key}&back={quote(_back(mweb), safe='')}", headers=section)
     html = opened.get_data(as_text=True)
