@@ -120,11 +120,16 @@ def render(template: str, *, fragment: str | None = None, status: int = 200,
     """The page, or for a partial request its `fragment` block plus pending messages.
 
     `reswap` and `retarget` (`HX-Reswap`, `HX-Retarget`) change where htmx puts the answer.
+    A whole page asked for by boosted navigation always replaces the body: a boosted link
+    inside an element with `hx-target` (a Cancel link in a form that swaps one region) inherits
+    that target, and would otherwise nest the page inside the region.
     """
     if fragment is not None and is_partial():
         body = render_block(template, fragment, **context) + messages_oob()
     else:
         body = render_template(template, **context)
+        if retarget is None and request.htmx.boosted and target() is not None:
+            retarget, reswap = "body", reswap or "innerHTML"
     return _respond(body, status, headers, reswap=reswap, retarget=retarget)
 
 

@@ -106,6 +106,20 @@ def test_render_answers_the_page_to_a_full_request(app):
     assert response.get_data(as_text=True).startswith("<html>")
 
 
+def test_render_puts_a_boosted_page_in_the_body_whatever_target_the_link_inherited(app):
+    # A boosted link inside a form with hx-target="#schedule" sends that target along.
+    boosted = {**HX, "HX-Boosted": "true"}
+    with app.test_request_context("/", headers={**boosted, "HX-Target": "schedule"}):
+        response = htmx.render("page.html", fragment="items", n=3)
+    assert response.get_data(as_text=True).startswith("<html>")
+    assert (response.headers["HX-Retarget"], response.headers["HX-Reswap"]) == ("body",
+                                                                                "innerHTML")
+    assert "HX-Target" in response.vary
+    with app.test_request_context("/", headers=boosted):  # the body itself: nothing to change
+        response = htmx.render("page.html", fragment="items", n=3)
+    assert "HX-Retarget" not in response.headers
+
+
 def test_render_appends_pending_messages_out_of_band(app):
     with app.test_request_context("/", headers=HX):
         flash("Saved.")
