@@ -56,7 +56,9 @@ from typing import Literal, NamedTuple, Protocol
 from uuid import UUID
 
 from app.api.domain import intervals as iv
+from app.api.domain import pay_rules as rules_
 from app.api.domain.intervals import Interval
+from app.api.domain.pay_rules import ClassifiedPiece, WorkPiece, WorkRule
 from app.api.domain.timecards import MAX_SESSION, effective, local_midnights
 from app.contract.timekeeping import TimesheetErrorType, TimesheetWarningType
 
@@ -120,6 +122,9 @@ class ScheduledShift:
     end: datetime
     segments: tuple[ScheduledSegment, ...] = ()
     pay_code_id: Id | None = None
+    work_rule: WorkRule | None = None
+    """The shift's work rule override: its rounding, meal, break, daily and seventh-day rules
+    apply to the shift's sessions (the workweek, period and their rules stay the provider's)."""
 
     @cached_property
     def span(self) -> Interval[datetime]:
@@ -183,6 +188,9 @@ class TimesheetInput:
     default_role_id: Id | None = None
     grace_minutes: int = DEFAULT_GRACE_MINUTES
     missing_shift_tolerance: timedelta = MISSING_SHIFT_TOLERANCE
+    rules: Sequence[WorkRule] = ()
+    """The versions of the provider's work rule (empty: no pay rules, every minute regular).
+    With rules the shifts and punches must reach back to `context_start(start, rules)`."""
 
 
 @dataclass(frozen=True)
@@ -237,6 +245,11 @@ class PaySegment:
     role_id: Id | None
     day: date
     """The site-local date the piece was worked on."""
+    overtime: tuple[Id, ...] = ()
+    """The overtime rule the piece is paid under (empty: regular time)."""
+    basis: tuple[str, int, int] | None = None
+    """Why it is overtime: the rule's kind and its basis in minutes at the segment's start and
+    end (`("weekly", 2400, 2760)`: hours 40-46 of the workweek)."""
 
     @property
     def seconds(self) -> int:
@@ -265,6 +278,27 @@ class Timesheet:
     pay_code_days: list[PayCodeDay] = field(default_factory=list)
     """`pay_code_totals` by local day: the days with time under each pay code and role, by
     pay code, role and day; each total's days add up to it exactly."""
+    rounded: dict[Id, datetime] = field(default_factory=dict)
+    """With a rounding rule: the rounded instant of each clock-in and clock-out in the window
+    whose rounded time differs from the raw one, by punch id (the raw punch is unchanged)."""
+    weeks: list[WeekHours] = field(default_factory=list)
+    """With rules: each workweek overlapping the window, with its paid hours in the window."""
+    overtime_starts_at: datetime | None = None
+    """With weekly or period rules: when weekly or period overtime starts in the workweek (or
+    period) holding `now`, given the work so far and the scheduled shifts still to come (an
+    instant before `now` when it has started); None when it would not, or when that workweek
+    lies outside the window."""
+
+
+@dataclass(frozen=True)
+class WeekHours:
+    """A workweek's paid whole minutes inside the window: regular (paid breaks and counted pay
+    codes included), overtime (multiplier below 2) and double time (2 or more)."""
+
+    start: datetime
+    regular_minutes: int
+    overtime_minutes: int
+    double_time_minutes: int
 
 
 def pay_segment_id(session: Id, kind: str, start: datetime) -> str:
@@ -384,7 +418,9 @@ class _Piece(NamedTuple):
 
 
 def _raw_pieces(session: _Session, shift: ScheduledShift | None, end: datetime,
-                data: TimesheetInput) -> list[tuple[datetime, datetime, PieceType, Id | None]]:
+                data: TimesheetInput, begin: datetime | None = None,
+                rule: WorkRule | None = None
+                ) -> list[tuple[datetime, datetime, PieceType, Id | None]]:
     """The session's time `[start, end)` split into worked time per role, paid and unpaid break.
 
     Punched breaks are paid where a scheduled paid break holds them; worked time takes the role
@@ -392,24 +428,40 @@ def _raw_pieces(session: _Session, shift: ScheduledShift | None, end: datetime,
     shift, the provider's default role). One sweep: between two neighbouring bounds of the
     session, its breaks and the shift's segments nothing changes, so each stretch takes what
     holds at its start, and touching stretches alike are one piece.
+
+    With a work `rule` the session starts at `begin` (its rounded clock-in), a closed punched
+    break shorter than the rule's shortest unpaid break is worked time (a break still open is
+    a break), and an auto-deducted meal (`pay_rules.meal_deduction`) is unpaid break time.
     """
-    span = iv.make(session.clock_in.time, end)
+    span = iv.make(session.clock_in.time if begin is None else begin, end)
     if span is None:
         return []
     punched_breaks = list(session.breaks)
+    if rule is not None:
+        shortest = timedelta(minutes=rule.min_unpaid_break_minutes)
+        punched_breaks = [b for b in punched_breaks if b.end - b.start >= shortest]
     if session.break_start is not None and session.break_start < end:
         punched_breaks.append(Interval(session.break_start, end))
     breaks = iv.clip(punched_breaks, span)
+    deducted: list[Interval[datetime]] = []
+    if rule is not None:
+        meal = rules_.meal_deduction(span.start, span.end,
+                                     [(b.start, b.end) for b in breaks], rule)
+        if meal is not None and meal[0] < meal[1]:
+            deducted = [Interval(*meal)]
     segments = shift.segments if shift is not None else ()
     roles = [s for s in segments if s.type in ROLE_SEGMENTS]
     paid = [s for s in segments if s.type == "paid_break"]
     fallback = shift.primary_role if shift is not None else data.default_role_id
     inner = [b for s in segments for b in (s.start, s.end) if span.start < b < span.end]
-    bounds = sorted({span.start, span.end, *inner, *(b for i in breaks for b in (i.start, i.end))})
+    bounds = sorted({span.start, span.end, *inner,
+                     *(b for i in (*breaks, *deducted) for b in (i.start, i.end))})
     pieces: list[tuple[datetime, datetime, PieceType, Id | None]] = []
     for start, stop in pairwise(bounds):
         kind: PieceType
-        if any(b.start <= start < b.end for b in breaks):
+        if deducted and any(b.start <= start < b.end for b in deducted):
+            kind, role = "unpaid_break", None
+        elif any(b.start <= start < b.end for b in breaks):
             paid_here = any(s.start <= start < s.end for s in paid)
             kind, role = ("paid_break" if paid_here else "unpaid_break"), None
         else:
@@ -579,6 +631,220 @@ def _warnings(sessions: Sequence[tuple[_Session, ScheduledShift | None]],
     return [w for _time, w in found]
 
 
+# Pay rules -------------------------------------------------------------------------------------
+
+
+def context_start(start: datetime, rules: Sequence[WorkRule]) -> datetime:
+    """From when a timesheet for a window starting at `start` needs the provider's shifts and
+    punches: `start` minus `MAX_SESSION` (a session crossing the window's start), or, with pay
+    rules, the start of the workweek holding that instant, or of the 14-day period holding it
+    when a version has period rules, whichever is earlier (overtime depends on the work
+    before the window in its workweek and period)."""
+    at = start - MAX_SESSION
+    if not rules:
+        return at
+    cal = rules_.calendar(rules, at, at)
+    earliest = at
+    week = cal.week_at(at)
+    if week >= 0:
+        earliest = min(earliest, cal.weeks[week])
+    if any(r.rules_of("period") and r.period_anchor is not None for r in rules):
+        period = cal.period_at(at)
+        if period >= 0:
+            earliest = min(earliest, cal.periods[period])
+    return earliest
+
+
+class _RulePiece(NamedTuple):
+    """A `_Piece` paid under the pay rules: also the overtime rule, the workday it lies in
+    (pieces of two workdays are never joined) and the basis (not a label)."""
+
+    start: datetime
+    end: datetime
+    type: PieceType
+    role_id: Id | None
+    shift_id: Id | None
+    timecard_id: Id | None
+    pay_codes: tuple[Id, ...]
+    day: date
+    session: Id
+    overtime: tuple[Id, ...]
+    workday: datetime | None
+    basis: tuple[str, int, int] | None
+
+    @property
+    def labels(self) -> tuple[object, ...]:
+        """Everything but the bounds and the basis."""
+        return self[2:11]
+
+
+class _Source(NamedTuple):
+    """What a piece sent to the classification came from."""
+
+    type: PieceType
+    role_id: Id | None
+    shift_id: Id | None
+    pay_code: Id | None
+    session: Id
+    card: Id | None
+
+
+def _ruled_sessions(sessions: Sequence[tuple[_Session, ScheduledShift | None, datetime]],
+                    window: Interval[datetime], data: TimesheetInput
+                    ) -> tuple[list[WorkPiece], list[_Source], list[tuple[datetime, datetime, int]],
+                               dict[Id, datetime]]:
+    """The sessions from the context start on, rounded and split like `_raw_pieces` under the
+    rule of their workweek (or their shift's override): the paid pieces to classify, what each
+    came from, the unpaid pieces (bounds and source index), and the rounded punches."""
+    context = context_start(window.start, data.rules)
+    work: list[WorkPiece] = []
+    sources: list[_Source] = []
+    unpaid: list[tuple[datetime, datetime, int]] = []
+    rounded: dict[Id, datetime] = {}
+    for session, shift, end in sessions:
+        if end <= context:
+            continue
+        override = shift.work_rule if shift is not None else None
+        rule = override or rules_.rule_at(session.clock_in.time, data.rules)
+        begin = session.clock_in.time
+        if rule is not None and rule.rounding is not None:
+            begin = rules_.round_instant(begin, rule.rounding, rule.zone)
+            if begin != session.clock_in.time and window.contains(session.clock_in.time):
+                rounded[session.clock_in.id] = begin
+            if session.clock_out is not None:
+                end = rules_.round_instant(end, rule.rounding, rule.zone)
+                if end != session.clock_out.time and window.contains(session.clock_out.time):
+                    rounded[session.clock_out.id] = end
+        shift_id = shift.id if shift is not None else None
+        pay_code = (shift.pay_code_id if shift is not None else None) or data.default_pay_code_id
+        counting = rule.counting_pay_codes if rule is not None else frozenset()
+        for first, last, kind, role in _raw_pieces(session, shift, end, data, begin, rule):
+            index = len(sources)
+            sources.append(_Source(kind, role, shift_id, pay_code, session.clock_in.id,
+                                   session.clock_in.timecard_id))
+            if kind == "unpaid_break":
+                unpaid.append((first, last, index))
+                continue
+            counts: rules_.Counts = ("counted" if kind == "paid_break" or pay_code in counting
+                                     else "worked")
+            work.append(WorkPiece(first, last, counts, override, index))
+    return work, sources, unpaid, rounded
+
+
+def _ruled_pay_segments(classified: Sequence[ClassifiedPiece], sources: Sequence[_Source],
+                        unpaid: Sequence[tuple[datetime, datetime, int]],
+                        window: Interval[datetime], midnights: Sequence[datetime],
+                        data: TimesheetInput) -> list[PaySegment]:
+    """`_pay_segments` for classified pieces: overtime pieces are paid under their rule's pay
+    code and carry the rule and basis; segments are also cut at workday starts."""
+    cuts = sorted({*midnights, *(b for t in data.timecards for b in (t.start, t.end))})
+    items: list[tuple[datetime, datetime, int, ClassifiedPiece | None]] = [
+        (c.start, c.end, c.key, c) for c in classified if isinstance(c.key, int)]
+    items.extend((a, b, index, None) for a, b, index in unpaid)
+    pieces: list[_RulePiece] = []
+    for first, last, index, paid in items:
+        first, last = max(first, window.start), min(last, window.end)
+        if last <= first:
+            continue
+        source = sources[index]
+        if paid is not None and paid.rule_id is not None and paid.pay_code_id is not None:
+            codes: tuple[Id, ...] = (paid.pay_code_id,)
+            overtime: tuple[Id, ...] = (paid.rule_id,)
+        else:
+            codes = ((source.pay_code,) if source.pay_code is not None
+                     and source.type != "unpaid_break" else ())
+            overtime = ()
+        workday = paid.workday if paid is not None else None
+        inside = cuts[bisect_right(cuts, first):bisect_left(cuts, last)]
+        for start, stop in pairwise([first, *inside, last]):
+            basis = None
+            if overtime and paid is not None and paid.basis_kind is not None:
+                offset = _seconds(paid.start, start)
+                basis = (paid.basis_kind, paid.basis_from_seconds + offset,
+                         paid.basis_from_seconds + offset + _seconds(start, stop))
+            card = _timecard_at(start, data.timecards)
+            pieces.append(_RulePiece(
+                start, stop, source.type, source.role_id, source.shift_id,
+                card.id if card is not None else source.card, codes,
+                start.astimezone(data.zone).date(), source.session, overtime, workday, basis))
+    pieces.sort(key=lambda p: p.start)
+    joined: list[_RulePiece] = []
+    for piece in pieces:
+        last_piece = joined[-1] if joined else None
+        if (last_piece is not None and last_piece.end == piece.start
+                and last_piece.labels == piece.labels):
+            basis = last_piece.basis
+            if basis is not None and piece.basis is not None:
+                basis = (basis[0], basis[1], piece.basis[2])
+            joined[-1] = last_piece._replace(end=piece.end, basis=basis)
+        else:
+            joined.append(piece)
+    return [
+        PaySegment(
+            id=pay_segment_id(p.session, p.type, p.start),
+            type=p.type, start=p.start, end=p.end, shift_id=p.shift_id,
+            timecard_id=p.timecard_id, pay_codes=p.pay_codes, role_id=p.role_id, day=p.day,
+            overtime=p.overtime,
+            basis=(p.basis[0], p.basis[1] // 60, p.basis[2] // 60) if p.basis else None,
+        )
+        for p in joined
+    ]
+
+
+def _week_hours(classified: Sequence[ClassifiedPiece], window: Interval[datetime],
+                data: TimesheetInput) -> list[WeekHours]:
+    """The paid minutes in the window of each workweek overlapping it."""
+    cal = rules_.calendar(data.rules, window.start, window.end)
+    first = max(cal.week_at(window.start), 0)
+    starts = [w for i, w in enumerate(cal.weeks) if i >= first and w < window.end]
+    seconds = {w: [0, 0, 0] for w in starts}
+    for piece in classified:
+        counts = seconds.get(piece.workweek) if piece.workweek is not None else None
+        if counts is None:
+            continue
+        start, end = max(piece.start, window.start), min(piece.end, window.end)
+        if end <= start:
+            continue
+        column = 0 if piece.rule_id is None else (2 if piece.multiplier >= 2 else 1)
+        counts[column] += _seconds(start, end)
+    return [WeekHours(w, *(iv.whole_minutes(n) for n in seconds[w])) for w in starts]
+
+
+def _overtime_starts_at(work: Sequence[WorkPiece], shifts: Sequence[ScheduledShift],
+                        window: Interval[datetime], data: TimesheetInput) -> datetime | None:
+    """When weekly or period overtime starts in the workweek (or period) holding `now`: the
+    work so far, then the valid shifts' working and on-call time still to come."""
+    now = data.now
+    cal = rules_.calendar(data.rules, min(window.start, now), max(window.end, now))
+    week = cal.week_at(now)
+    if week < 0:
+        return None
+    week_start = cal.weeks[week]
+    week_end = cal.weeks[week + 1] if week + 1 < len(cal.weeks) else None
+    if not (week_start < window.end and (week_end is None or window.start < week_end)):
+        return None
+    period = cal.period_at(now)
+    period_start = cal.periods[period] if period >= 0 else None
+    done = [WorkPiece(p.start, min(p.end, now), p.counts, p.daily_rule, "done")
+            for p in work if p.start < now]
+    covered = [Interval(p.start, p.end) for p in done if p.start < p.end]
+    planned: list[WorkPiece] = []
+    for shift in shifts:
+        if shift.invalid_reason is not None or shift.end <= now:
+            continue
+        times = [Interval(max(s.start, now), s.end) for s in shift.segments
+                 if s.type in ROLE_SEGMENTS and now < s.end]
+        planned.extend(WorkPiece(i.start, i.end, "worked", shift.work_rule, "planned")
+                       for i in iv.subtract(times, covered))
+    found: list[datetime] = []
+    for piece in rules_.classify([*done, *planned], data.rules):
+        weekly = piece.basis_kind == "weekly" and piece.workweek == week_start
+        if weekly or (piece.basis_kind == "period" and period_start is not None
+                      and piece.start >= period_start):
+            found.append(piece.start)
+    return min(found, default=None)
+
+
 def compute_timesheet(data: TimesheetInput) -> Timesheet:
     """Compute a provider's timesheet for `[data.start, data.end)`.
 
@@ -611,7 +877,17 @@ def compute_timesheet(data: TimesheetInput) -> Timesheet:
             counted.append((session, shift, end))
 
     midnights = local_midnights(window, data.zone)
-    segments = _pay_segments(counted, window, midnights, data)
+    rounded: dict[Id, datetime] = {}
+    weeks: list[WeekHours] = []
+    overtime_starts_at: datetime | None = None
+    if data.rules:
+        work, sources, unpaid, rounded = _ruled_sessions(counted, window, data)
+        classified = rules_.classify(work, data.rules)
+        segments = _ruled_pay_segments(classified, sources, unpaid, window, midnights, data)
+        weeks = _week_hours(classified, window, data)
+        overtime_starts_at = _overtime_starts_at(work, shifts, window, data)
+    else:
+        segments = _pay_segments(counted, window, midnights, data)
     totals, days = _totals(in_window, segments, window, midnights, data)
     return Timesheet(
         punches=[p for p in sorted(data.punches, key=lambda p: p.time)
@@ -623,4 +899,7 @@ def compute_timesheet(data: TimesheetInput) -> Timesheet:
         punch_shifts={punch.id: shift.id for session, shift in matched if shift is not None
                       for punch in session.punches},
         pay_code_days=days,
+        rounded=rounded,
+        weeks=weeks,
+        overtime_starts_at=overtime_starts_at,
     )
