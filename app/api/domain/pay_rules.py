@@ -52,11 +52,11 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time, timedelta, tzinfo
 from fractions import Fraction
 from functools import lru_cache
-from typing import Literal
+from typing import Literal, NamedTuple
 from uuid import UUID
 
 Id = UUID | str
@@ -69,6 +69,8 @@ PERIOD_DAYS = 14
 """The length of an FLSA section 7(j) work period ("8 and 80")."""
 
 _ZERO = timedelta(0)
+_START_OF_TIME = datetime.min.replace(tzinfo=UTC)
+_END_OF_TIME = datetime.max.replace(tzinfo=UTC)
 _SECOND = timedelta(seconds=1)
 _MARGIN_DAYS = 16
 """How far beyond the classified time the calendar is built (more than a period)."""
@@ -138,13 +140,13 @@ class WorkRule:
         return tuple(r for r in self.overtime if r.kind in kinds)
 
 
-@dataclass(frozen=True)
-class WorkPiece:
+class WorkPiece(NamedTuple):
     """A stretch `[start, end)` of a provider's time to classify.
 
     `counts`: "worked" time is classified; "counted" time (holiday, PTO, paid breaks) only
     advances the counters. `daily_rule` is a shift's override (its daily and seventh-day rules
-    apply). `key` is the caller's, handed back on every piece cut from this one.
+    apply). `key` is the caller's, handed back on every piece cut from this one. (Named
+    tuples, not dataclasses: a team's sheets make tens of thousands.)
     """
 
     start: datetime
@@ -154,8 +156,7 @@ class WorkPiece:
     key: object = None
 
 
-@dataclass(frozen=True)
-class ClassifiedPiece:
+class ClassifiedPiece(NamedTuple):
     """A part of a `WorkPiece` paid one way: regular (`pay_code_id` None) or under `rule_id`.
 
     The basis says why: the rule's kind and its counter (the workday's time for daily and
@@ -323,7 +324,22 @@ def calendar(rules: Sequence[WorkRule], low: datetime, high: datetime) -> Calend
     either side, so every instant of the span has its workweek and period start)."""
     low_day = low.astimezone(UTC).date()
     high_day = high.astimezone(UTC).date()
-    return _calendar(tuple(rules), low_day, high_day)
+    # The versions are the same objects for every provider of a team: look them up by
+    # identity first (hashing the rules is what a team's sheets would otherwise repeat).
+    key = (tuple(map(id, rules)), low_day, high_day)
+    known = _CALENDARS.get(key)
+    if known is not None and all(a is b for a, b in zip(known[0], rules, strict=True)):
+        return known[1]
+    found = _calendar(tuple(rules), low_day, high_day)
+    if len(_CALENDARS) >= 256:
+        _CALENDARS.clear()
+    _CALENDARS[key] = (tuple(rules), found)
+    return found
+
+
+_CALENDARS: dict[tuple[tuple[int, ...], date, date], tuple[tuple[WorkRule, ...], Calendar]] = {}
+"""Calendars by the identities of their versions (holding the versions, so no id is reused
+while its entry lives)."""
 
 
 @lru_cache(maxsize=256)
@@ -403,6 +419,23 @@ def _rank(rule: OvertimeRule) -> tuple[Fraction, int, str]:
     return (-Fraction(rule.multiplier), rule.threshold_minutes, str(rule.id))
 
 
+_DAY, _WEEK, _PERIOD = 0, 1, 2
+"""Which counter a rule's threshold reads: the workday's time, the workweek's or the period's
+regular time."""
+
+_Candidate = tuple[OvertimeRule, int, timedelta]
+"""A rule, its counter and its threshold, in the order rules win."""
+
+
+def _candidates(day_rules: tuple[OvertimeRule, ...], week_rules: tuple[OvertimeRule, ...],
+                period_rules: tuple[OvertimeRule, ...]) -> tuple[_Candidate, ...]:
+    found = [(r, _DAY, timedelta(minutes=r.threshold_minutes)) for r in day_rules]
+    found.extend((r, _WEEK, timedelta(minutes=r.threshold_minutes)) for r in week_rules)
+    found.extend((r, _PERIOD, timedelta(minutes=r.threshold_minutes)) for r in period_rules)
+    found.sort(key=lambda c: _rank(c[0]))
+    return tuple(found)
+
+
 @dataclass
 class _Counters:
     """Where the classification stands: the indices of the current workday, workweek and
@@ -416,54 +449,59 @@ class _Counters:
     week_regular: timedelta = _ZERO
     period_total: timedelta = _ZERO
     period_regular: timedelta = _ZERO
-    worked_days: set[int] | None = None
+    worked_days: set[int] = field(default_factory=set)
     week_first_day: int = 0
+    since: datetime = _END_OF_TIME
+    until: datetime = _START_OF_TIME
+    """The stretch in which the indices hold (from the later of the workday's and period's
+    starts to the earlier of their ends)."""
 
 
 def _seconds(delta: timedelta) -> int:
     return delta // _SECOND
 
 
-def classify(pieces: Sequence[WorkPiece], rules: Sequence[WorkRule]) -> list[ClassifiedPiece]:
+def classify(pieces: Sequence[WorkPiece], rules: Sequence[WorkRule], *,
+             cal: Calendar | None = None) -> list[ClassifiedPiece]:
     """Cut the pieces at workday, workweek and period starts and at every overtime crossing,
-    and say how each part is paid. `rules` are the versions of the provider's work rule.
+    and say how each part is paid. `rules` are the versions of the provider's work rule; `cal`
+    their calendar over the pieces when the caller has it already.
 
     Pieces are taken in time order (they should not overlap: overlapping time counts twice).
     """
-    ordered = sorted(pieces, key=lambda p: (p.start, p.end))
-    ordered = [p for p in ordered if p.start < p.end]
+    ordered = sorted((p for p in pieces if p.start < p.end), key=lambda p: (p.start, p.end))
     if not ordered:
         return []
     if not rules:
         return [ClassifiedPiece(p.start, p.end, None, None, None, 0, 0, p.key, counts=p.counts)
                 for p in ordered]
-    cal = calendar(rules, ordered[0].start, max(p.end for p in ordered))
+    if cal is None:
+        cal = calendar(rules, ordered[0].start, max(p.end for p in ordered))
     state = _Counters()
     result: list[ClassifiedPiece] = []
+    cache: dict[tuple[int, int, bool, int], tuple[_Candidate, ...]] = {}
     for piece in ordered:
-        cursor = piece.start
-        while cursor < piece.end:
-            stop = _next_boundary(cal, cursor, piece.end)
-            _enter(cal, state, cursor)
-            _classify_stretch(cal, state, piece, cursor, stop, result)
+        cursor, end = piece.start, piece.end
+        while cursor < end:
+            if not state.since <= cursor < state.until:
+                _enter(cal, state, cursor)
+            stop = end if end < state.until else state.until
+            _classify_stretch(cal, state, piece, cursor, stop, result, cache)
             cursor = stop
     return result
 
 
-def _next_boundary(cal: Calendar, at: datetime, end: datetime) -> datetime:
-    """The first workday or period start after `at`, or `end` when none comes before it."""
-    stop = end
-    index = bisect_right(cal.days, at)
-    if index < len(cal.days) and cal.days[index] < stop:
-        stop = cal.days[index]
-    index = bisect_right(cal.periods, at)
-    if index < len(cal.periods) and cal.periods[index] < stop:
-        stop = cal.periods[index]
-    return stop
-
-
 def _enter(cal: Calendar, state: _Counters, at: datetime) -> None:
     """Move the counters to the workday, workweek and period holding `at`."""
+    days, periods = cal.days, cal.periods
+    index = bisect_right(days, at)
+    state.since = days[index - 1] if index > 0 else at
+    state.until = days[index] if index < len(days) else _END_OF_TIME
+    index = bisect_right(periods, at)
+    if index > 0 and periods[index - 1] > state.since:
+        state.since = periods[index - 1]
+    if index < len(periods) and periods[index] < state.until:
+        state.until = periods[index]
     week = cal.week_at(at)
     if week != state.week:
         state.week = week
@@ -482,14 +520,15 @@ def _enter(cal: Calendar, state: _Counters, at: datetime) -> None:
 
 def _is_seventh_day(state: _Counters) -> bool:
     """Whether the current workday and the six before it, in one workweek, have work."""
-    day, worked = state.day, state.worked_days or set()
+    day, worked = state.day, state.worked_days
     if day - 6 < state.week_first_day:
         return False
     return all(day - n in worked for n in range(1, 7))
 
 
 def _classify_stretch(cal: Calendar, state: _Counters, piece: WorkPiece, start: datetime,
-                      stop: datetime, out: list[ClassifiedPiece]) -> None:
+                      stop: datetime, out: list[ClassifiedPiece],
+                      cache: dict[tuple[int, int, bool, int], tuple[_Candidate, ...]]) -> None:
     """Classify `[start, stop)`, which holds no workday or period start."""
     week_rule = cal.week_rules[state.week] if state.week >= 0 else None
     if week_rule is None:
@@ -498,87 +537,79 @@ def _classify_stretch(cal: Calendar, state: _Counters, piece: WorkPiece, start: 
         return
     workday, workweek = cal.days[state.day], cal.weeks[state.week]
     day_source = piece.daily_rule or week_rule
-    daily = day_source.rules_of("daily")
-    seventh = day_source.rules_of("seventh_day") if _is_seventh_day(state) else ()
-    weekly = week_rule.rules_of("weekly")
+    seventh = _is_seventh_day(state)
     period_rule = cal.period_rules[state.period] if state.period >= 0 else None
-    period = period_rule.rules_of("period") if period_rule is not None else ()
-    candidates = sorted((*daily, *seventh, *weekly, *period), key=_rank)
+    key = (id(day_source), id(week_rule), seventh, id(period_rule))
+    candidates = cache.get(key)
+    if candidates is None:
+        candidates = cache[key] = _candidates(
+            day_source.rules_of("daily", "seventh_day") if seventh
+            else day_source.rules_of("daily"),
+            week_rule.rules_of("weekly"),
+            period_rule.rules_of("period") if period_rule is not None else ())
     worked = piece.counts == "worked"
     cursor = start
     while cursor < stop:
         winner: OvertimeRule | None = None
-        for rule in candidates:  # best first: the first reached wins
-            if _reached(rule, state):
-                winner = rule
-                break
+        winner_counter = _DAY
         step = stop - cursor
-        for rule in candidates:
-            need = _to_reach(rule, state, regular=winner is None)
-            if need is not None and _ZERO < need < step:
-                step = need
-        basis_from = _basis(winner, state)
+        for rule, counter, threshold in candidates:  # best first: the first reached wins
+            if counter == _DAY:
+                left = threshold - state.day_total
+            elif counter == _WEEK:
+                left = threshold - state.week_regular
+            else:
+                left = threshold - state.period_regular
+            if left <= _ZERO:
+                if winner is None:
+                    winner, winner_counter = rule, counter
+            elif left < step and (counter == _DAY or winner is None):
+                step = left
+        if winner is not None:
+            # Only regular time advances weekly and period counters: a rule of those reached
+            # while an overtime rule wins is no crossing; shorten only for the daily ones.
+            step = stop - cursor
+            for _rule, counter, threshold in candidates:
+                if counter == _DAY:
+                    left = threshold - state.day_total
+                    if _ZERO < left < step:
+                        step = left
+        basis_from = _basis(winner_counter, state) if winner is not None else _ZERO
         state.day_total += step
         state.week_total += step
         state.period_total += step
         if winner is None:
             state.week_regular += step
             state.period_regular += step
-        if worked and state.worked_days is not None:
+        if worked:
             state.worked_days.add(state.day)
         end = cursor + step
         paid = winner if worked else None
-        piece_out = ClassifiedPiece(
-            cursor, end,
-            paid.pay_code_id if paid is not None else None,
-            paid.id if paid is not None else None,
-            paid.kind if paid is not None else None,
-            _seconds(basis_from) if paid is not None else 0,
-            _seconds(_basis(winner, state)) if paid is not None else 0,
-            piece.key,
-            Fraction(paid.multiplier) if paid is not None else Fraction(1),
-            piece.counts, workday, workweek,
-        )
+        if paid is None:
+            item = ClassifiedPiece(cursor, end, None, None, None, 0, 0, piece.key,
+                                   counts=piece.counts, workday=workday, workweek=workweek)
+        else:
+            item = ClassifiedPiece(
+                cursor, end, paid.pay_code_id, paid.id, paid.kind, _seconds(basis_from),
+                _seconds(_basis(winner_counter, state)), piece.key, paid.multiplier,
+                piece.counts, workday, workweek)
         last = out[-1] if out else None
         if (last is not None and last.end == cursor and last.key == piece.key
-                and last.rule_id == piece_out.rule_id and last.counts == piece_out.counts
+                and last.rule_id == item.rule_id and last.counts == item.counts
                 and last.workday == workday and last.workweek == workweek):
             out[-1] = ClassifiedPiece(
                 last.start, end, last.pay_code_id, last.rule_id, last.basis_kind,
-                last.basis_from_seconds, piece_out.basis_to_seconds, last.key,
+                last.basis_from_seconds, item.basis_to_seconds, last.key,
                 last.multiplier, last.counts, workday, workweek)
         else:
-            out.append(piece_out)
+            out.append(item)
         cursor = end
 
 
-def _reached(rule: OvertimeRule, state: _Counters) -> bool:
-    threshold = timedelta(minutes=rule.threshold_minutes)
-    if rule.kind in ("daily", "seventh_day"):
-        return state.day_total >= threshold
-    if rule.kind == "weekly":
-        return state.week_regular >= threshold
-    return state.period_regular >= threshold
-
-
-def _to_reach(rule: OvertimeRule, state: _Counters, *, regular: bool) -> timedelta | None:
-    """How much more time reaches the rule's threshold at the current pace (None: none does,
-    because the rule counts only regular time and the time now is not regular)."""
-    threshold = timedelta(minutes=rule.threshold_minutes)
-    if rule.kind in ("daily", "seventh_day"):
-        return threshold - state.day_total
-    if not regular:
-        return None
-    if rule.kind == "weekly":
-        return threshold - state.week_regular
-    return threshold - state.period_regular
-
-
-def _basis(rule: OvertimeRule | None, state: _Counters) -> timedelta:
-    if rule is None:
-        return _ZERO
-    if rule.kind in ("daily", "seventh_day"):
+def _basis(counter: int, state: _Counters) -> timedelta:
+    """The winning rule's basis: the workday's, workweek's or period's time so far."""
+    if counter == _DAY:
         return state.day_total
-    if rule.kind == "weekly":
+    if counter == _WEEK:
         return state.week_total
     return state.period_total

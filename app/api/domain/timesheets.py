@@ -286,8 +286,8 @@ class Timesheet:
     overtime_starts_at: datetime | None = None
     """With weekly or period rules: when weekly or period overtime starts in the workweek (or
     period) holding `now`, given the work so far and the scheduled shifts still to come (an
-    instant before `now` when it has started); None when it would not, or when that workweek
-    lies outside the window."""
+    instant before `now` when it has started); None when it would not, or when `now` lies
+    outside the window (a past or future sheet)."""
 
 
 @dataclass(frozen=True)
@@ -690,13 +690,13 @@ class _Source(NamedTuple):
 
 
 def _ruled_sessions(sessions: Sequence[tuple[_Session, ScheduledShift | None, datetime]],
-                    window: Interval[datetime], data: TimesheetInput
+                    window: Interval[datetime], context: datetime, cal: rules_.Calendar,
+                    data: TimesheetInput
                     ) -> tuple[list[WorkPiece], list[_Source], list[tuple[datetime, datetime, int]],
                                dict[Id, datetime]]:
-    """The sessions from the context start on, rounded and split like `_raw_pieces` under the
+    """The sessions ending after `context`, rounded and split like `_raw_pieces` under the
     rule of their workweek (or their shift's override): the paid pieces to classify, what each
     came from, the unpaid pieces (bounds and source index), and the rounded punches."""
-    context = context_start(window.start, data.rules)
     work: list[WorkPiece] = []
     sources: list[_Source] = []
     unpaid: list[tuple[datetime, datetime, int]] = []
@@ -705,7 +705,7 @@ def _ruled_sessions(sessions: Sequence[tuple[_Session, ScheduledShift | None, da
         if end <= context:
             continue
         override = shift.work_rule if shift is not None else None
-        rule = override or rules_.rule_at(session.clock_in.time, data.rules)
+        rule = override or cal.rule_at(session.clock_in.time)
         begin = session.clock_in.time
         if rule is not None and rule.rounding is not None:
             begin = rules_.round_instant(begin, rule.rounding, rule.zone)
@@ -792,9 +792,8 @@ def _ruled_pay_segments(classified: Sequence[ClassifiedPiece], sources: Sequence
 
 
 def _week_hours(classified: Sequence[ClassifiedPiece], window: Interval[datetime],
-                data: TimesheetInput) -> list[WeekHours]:
+                cal: rules_.Calendar) -> list[WeekHours]:
     """The paid minutes in the window of each workweek overlapping it."""
-    cal = rules_.calendar(data.rules, window.start, window.end)
     first = max(cal.week_at(window.start), 0)
     starts = [w for i, w in enumerate(cal.weeks) if i >= first and w < window.end]
     seconds = {w: [0, 0, 0] for w in starts}
@@ -811,22 +810,27 @@ def _week_hours(classified: Sequence[ClassifiedPiece], window: Interval[datetime
 
 
 def _overtime_starts_at(work: Sequence[WorkPiece], shifts: Sequence[ScheduledShift],
-                        window: Interval[datetime], data: TimesheetInput) -> datetime | None:
+                        window: Interval[datetime], cal: rules_.Calendar, data: TimesheetInput
+                        ) -> datetime | None:
     """When weekly or period overtime starts in the workweek (or period) holding `now`: the
     work so far, then the valid shifts' working and on-call time still to come."""
     now = data.now
-    cal = rules_.calendar(data.rules, min(window.start, now), max(window.end, now))
+    if not window.contains(now):
+        return None
     week = cal.week_at(now)
     if week < 0:
         return None
     week_start = cal.weeks[week]
-    week_end = cal.weeks[week + 1] if week + 1 < len(cal.weeks) else None
-    if not (week_start < window.end and (week_end is None or window.start < week_end)):
-        return None
+    rule = cal.week_rules[week]
     period = cal.period_at(now)
     period_start = cal.periods[period] if period >= 0 else None
-    done = [WorkPiece(p.start, min(p.end, now), p.counts, p.daily_rule, "done")
-            for p in work if p.start < now]
+    if period_start is not None and not cal.period_rules[period].rules_of("period"):
+        period_start = None
+    if not rule.rules_of("weekly") and period_start is None:
+        return None
+    since = week_start if period_start is None else min(week_start, period_start)
+    done = [WorkPiece(max(p.start, since), min(p.end, now), p.counts, p.daily_rule, "done")
+            for p in work if p.start < now and since < p.end]
     covered = [Interval(p.start, p.end) for p in done if p.start < p.end]
     planned: list[WorkPiece] = []
     for shift in shifts:
@@ -837,7 +841,7 @@ def _overtime_starts_at(work: Sequence[WorkPiece], shifts: Sequence[ScheduledShi
         planned.extend(WorkPiece(i.start, i.end, "worked", shift.work_rule, "planned")
                        for i in iv.subtract(times, covered))
     found: list[datetime] = []
-    for piece in rules_.classify([*done, *planned], data.rules):
+    for piece in rules_.classify([*done, *planned], data.rules, cal=cal):
         weekly = piece.basis_kind == "weekly" and piece.workweek == week_start
         if weekly or (piece.basis_kind == "period" and period_start is not None
                       and piece.start >= period_start):
@@ -881,11 +885,13 @@ def compute_timesheet(data: TimesheetInput) -> Timesheet:
     weeks: list[WeekHours] = []
     overtime_starts_at: datetime | None = None
     if data.rules:
-        work, sources, unpaid, rounded = _ruled_sessions(counted, window, data)
-        classified = rules_.classify(work, data.rules)
+        context = context_start(window.start, data.rules)
+        cal = rules_.calendar(data.rules, context, window.end)
+        work, sources, unpaid, rounded = _ruled_sessions(counted, window, context, cal, data)
+        classified = rules_.classify(work, data.rules, cal=cal)
         segments = _ruled_pay_segments(classified, sources, unpaid, window, midnights, data)
-        weeks = _week_hours(classified, window, data)
-        overtime_starts_at = _overtime_starts_at(work, shifts, window, data)
+        weeks = _week_hours(classified, window, cal)
+        overtime_starts_at = _overtime_starts_at(work, shifts, window, cal, data)
     else:
         segments = _pay_segments(counted, window, midnights, data)
     totals, days = _totals(in_window, segments, window, midnights, data)
