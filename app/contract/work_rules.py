@@ -7,10 +7,11 @@ codes, sign-offs and overrides are decided in `app.api`.
 
 from __future__ import annotations
 
+import re
 from datetime import date
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, ConfigDict, Field
+from pydantic import AfterValidator, BeforeValidator, ConfigDict, Field
 
 from app.contract.common import (
     EXTENSION,
@@ -34,15 +35,31 @@ MAX_THRESHOLD_MINUTES = 20160
 """The largest threshold of any kind (a 14-day period); each kind has its own limit."""
 EARLIEST_DAY = date(1900, 1, 1)
 LATEST_DAY = date(2999, 12, 31)
+_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+_RANGE = f"must be a date YYYY-MM-DD between {EARLIEST_DAY} and {LATEST_DAY}"
+
+
+def _parse_day(value: Any) -> Any:
+    """Take only `YYYY-MM-DD` (no time, no zone); anything else gets one message."""
+    if isinstance(value, date):
+        return value
+    if not isinstance(value, str) or not _DAY.fullmatch(value):
+        raise ValueError(_RANGE)
+    try:
+        return date.fromisoformat(value)
+    except ValueError as exc:
+        raise ValueError(_RANGE) from exc
 
 
 def _supported_day(value: date) -> date:
     if not EARLIEST_DAY <= value <= LATEST_DAY:
-        raise ValueError(f"must lie between {EARLIEST_DAY} and {LATEST_DAY}")
+        raise ValueError(_RANGE)
     return value
 
 
-Day = Annotated[date, AfterValidator(_supported_day),
+Day = Annotated[date, BeforeValidator(_parse_day), AfterValidator(_supported_day),
                 Field(description="A calendar date, YYYY-MM-DD, between 1900-01-01 and "
                                   "2999-12-31.", examples=["2026-03-01"])]
 """A local calendar date (no time, no zone)."""

@@ -1,7 +1,8 @@
 """Pay rules (extension): overtime rules, rounding rules, work rules with dated versions, presets,
 a team's rule and a shift's `workRuleOverride`.
 
-The shared world has no overtime pay codes; `_ot_codes` adds "Overtime" (1.5) and "Double time"
+The shared world holds one example of each rule, assigned to no team, and no overtime pay
+codes; `_ot_codes` adds "Overtime" (1.5) and "Double time"
 (2.0) to a test's own database. Today is read from the real clock, so dated tests use far
 future Sundays (2031-01-05, 2031-01-12 …) unless they need the signed-off past.
 """
@@ -29,6 +30,13 @@ OT_CODE = uid("pay:OT")
 DT_CODE = uid("pay:DT")
 SUNDAY = date(2031, 1, 5)
 NY = "America/New_York"
+EXAMPLE_OT = str(uid("ot:weekly"))
+EXAMPLE_ROUNDING = str(uid("rounding:quarter"))
+EXAMPLE_RULE = str(uid("work-rule:example"))
+
+
+def _ids(api: Any, path: str) -> list[str]:
+    return [r["id"] for r in api.get(path).get_json()["items"]]
 
 
 def _problem(response: Any, status: int, code: str) -> dict[str, Any]:
@@ -83,7 +91,7 @@ def test_overtime_rule_crud_round_trips_with_multiplier_and_version(fresh_api):
     assert changed.get_json()["multiplier"] == "2.0"
     assert changed.get_json()["version"] == 2
     listed = fresh_api.get(OT, user=PROVIDER)
-    assert [r["id"] for r in listed.get_json()["items"]] == [rule["id"]]
+    assert [r["id"] for r in listed.get_json()["items"]] == [rule["id"], EXAMPLE_OT]
     assert fresh_api.delete(f"{OT}/{rule['id']}").status_code == 204
     _problem(fresh_api.get(f"{OT}/{rule['id']}"), 404, "overtime-rule-not-found")
 
@@ -119,7 +127,7 @@ def test_overtime_rule_refusals(fresh_api):
 
 
 def test_rounding_rule_crud_and_refusals(fresh_api):
-    made = _created(fresh_api.post(ROUNDING, json={"name": "Quarter hour", "intervalMinutes": 15,
+    made = _created(fresh_api.post(ROUNDING, json={"name": "A quarter", "intervalMinutes": 15,
                                                    "mode": "nearest"}))
     assert made["version"] == 1
     assert fresh_api.get(f"{ROUNDING}/{made['id']}", user=PROVIDER).get_json() == made
@@ -135,7 +143,7 @@ def test_rounding_rule_crud_and_refusals(fresh_api):
              "version-conflict")
     _problem(fresh_api.post(ROUNDING, user=PROVIDER, json={
         "name": "x", "intervalMinutes": 5, "mode": "up"}), 403, "unauthorized")
-    assert fresh_api.get(ROUNDING).get_json()["items"][0]["id"] == made["id"]
+    assert _ids(fresh_api, ROUNDING) == [made["id"], EXAMPLE_ROUNDING]
     assert fresh_api.delete(f"{ROUNDING}/{made['id']}").status_code == 204
     _problem(fresh_api.delete(f"{ROUNDING}/{made['id']}"), 404, "rounding-rule-not-found")
 
@@ -167,7 +175,7 @@ def test_create_work_rule_snapshots_its_rules(fresh_api):
                          query_string={"asOf": "2031-02-01"})
     assert read.status_code == 200
     assert read.get_json()["current"]["overtime"][0]["thresholdMinutes"] == 2400
-    assert fresh_api.get(RULES).get_json()["items"][0]["id"] == rule["id"]
+    assert _ids(fresh_api, RULES) == [EXAMPLE_RULE, rule["id"]]
 
 
 def test_create_work_rule_refusals(fresh_api):
@@ -297,7 +305,7 @@ def test_create_from_preset_makes_its_overtime_rules(fresh_api):
         ("daily", 480, str(OT_CODE)), ("daily", 720, str(DT_CODE)),
         ("seventhDay", 0, str(OT_CODE)), ("seventhDay", 480, str(DT_CODE)),
         ("weekly", 2400, str(OT_CODE))]
-    assert len(fresh_api.get(OT).get_json()["items"]) == 5
+    assert len(_ids(fresh_api, OT)) == 6
     hospital = fresh_api.post(RULES, json={"preset": "us-hospital-8-80", "name": "8/80",
                                            "timeZone": NY, "periodAnchor": "2026-01-04"})
     made = _created(hospital)
@@ -318,7 +326,7 @@ def test_create_from_preset_refusals(fresh_api):
              "validation")
     _problem(fresh_api.post(RULES, json={**base, "overtimeRuleIds": []}), 400, "validation")
     _problem(fresh_api.post(RULES, json={**base, "preset": "nowhere"}), 400, "validation")
-    assert fresh_api.get(OT).get_json()["items"] == []  # nothing left behind
+    assert _ids(fresh_api, OT) == [EXAMPLE_OT]  # nothing left behind
     ok = fresh_api.post(RULES, json={**base, "payCodes": {"overtime": str(DT_CODE)}})
     assert _created(ok)["versions"][0]["overtime"][0]["multiplier"] == "2.0"
 
@@ -435,4 +443,4 @@ def test_rule_versions_by_id_and_team_ids_in_one_query_each(fresh_api, world):
     assert len(statements) == 2
     with fresh_api.db.unit_of_work() as session:
         ids = session.scalars(select(m.WorkRuleVersion.id)).all()
-    assert len(ids) == 1
+    assert len(ids) == 2
