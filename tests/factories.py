@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from sqlalchemy.orm import Session
@@ -272,5 +272,18 @@ def build_world(session: Session) -> World:
     session.add(m.DemandForecastRow(role_id=ed_rn.id, start_date=START,
                                     end_date=START + timedelta(hours=12), demand=4))
     grant_worked_roles(session)
+    # Pay rules, assigned to no team (every minute stays regular): objects for the API's
+    # generic checks to address. The world has no overtime pay code; the example pays REG.
+    weekly = m.OvertimeRule(id=uid("ot:weekly"), name="Weekly over 40 (example)", kind="weekly",
+                            threshold_minutes=2400, pay_code_id=regular.id)
+    quarter = m.RoundingRule(id=uid("rounding:quarter"), name="Quarter hour",
+                             interval_minutes=15, mode="nearest")
+    example = m.WorkRule(id=uid("work-rule:example"), name="Example rule")
+    session.add_all([weekly, quarter, example])
+    session.flush()
+    session.add(m.WorkRuleVersion(
+        work_rule_id=example.id, effective_from=date(2026, 3, 1), time_zone="America/New_York",
+        week_start_day=6, week_start_time="00:00", day_start_time="00:00", overtime=[],
+        rounding=None, counting_pay_code_ids=[]))
     session.flush()
     return world

@@ -123,10 +123,14 @@ REPORT = Subject("Report", {
     "createdBy": _col(m.ReportRun.created_by_id),
 })
 DEMAND_FORECAST = Subject("DemandForecast", {"role": _col(m.DemandForecastRow.role_id)})
+WORK_RULE = Subject("WorkRule", {"id": _col(m.WorkRule.id)})
+OVERTIME_RULE = Subject("WorkRule", {"id": _col(m.OvertimeRule.id)})
+"""Overtime and rounding rules are checked as part of the `WorkRule` subject (pay rules)."""
+ROUNDING_RULE = Subject("WorkRule", {"id": _col(m.RoundingRule.id)})
 
 SUBJECTS: dict[str, Subject] = {
     s.name: s for s in (TEAM, PROVIDER, USER, SHIFT, TIME_OFF_REQUEST, TIME_OFF_POLICY, TIMECARD,
                         TIMESHEET, APPOINTMENT, APPOINTMENT_TYPE, LABEL, PERMISSION, REPORT,
-                        DEMAND_FORECAST)
+                        DEMAND_FORECAST, WORK_RULE)
 }
 """Every subject with fields, by name: what permission conditions may name."""

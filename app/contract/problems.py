@@ -132,6 +132,13 @@ REGISTRY: dict[str, CodeInfo] = {
     "timesheet-signed-off": CodeInfo(
         409, "Timesheet signed off", {"signOffId": "string"}, extension=True
     ),
+    "rule-in-use": CodeInfo(
+        409, "Rule in use", {"workRuleIds": "string[]"}, extension=True
+    ),
+    "work-rule-override-conflict": CodeInfo(
+        409, "Work rule override conflicts with the team's rule", {"differs": "string[]"},
+        extension=True
+    ),
     # 429 / 500 / 503
     "rate-limited": CodeInfo(429, "Too many requests", {"retryAfter": "integer"}, True),
     "internal-error": CodeInfo(500, "Internal error", extension=True),

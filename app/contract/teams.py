@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from app.contract.common import ApiModel, Id, ListQuery, Page, Timestamp
+from pydantic import Field
+
+from app.contract.common import EXTENSION, ApiModel, Id, ListQuery, Page, Timestamp
 
 
 class TeamRead(ApiModel):
@@ -12,6 +14,10 @@ class TeamRead(ApiModel):
     created_at: Timestamp
     name: str
     shorthand_name: str | None = None
+    work_rule_id: Id | None = Field(
+        default=None, json_schema_extra=EXTENSION,
+        description="The team's work rule (extension; overtime, rounding, meals); null: every "
+                    "worked minute is regular.")
 
 
 class TeamPage(Page[TeamRead]):

@@ -53,6 +53,8 @@ ADDRESSED = {
     "appointmentId": m.Appointment, "appointmentTypeId": m.AppointmentType,
     "labelId": m.Label, "permissionId": m.Permission, "shiftId": m.Shift,
     "requestId": m.TimeOffRequest, "punchId": m.TimecardPunch,
+    "overtimeRuleId": m.OvertimeRule, "roundingRuleId": m.RoundingRule,
+    "workRuleId": m.WorkRule, "teamId": m.Team,
 }
 """The objects the path parameters of body endpoints name."""
 
@@ -170,7 +172,8 @@ def test_write_answers_validation_at_root_when_json_is_malformed(api, endpoint, 
 ], ids=["truncated", "empty", "invalid", "not-json"])
 def test_write_answers_not_found_for_an_unknown_object_whatever_the_body(api, endpoint, data,
                                                                         content_type):
-    (code,) = [c for c in endpoint.codes if c.endswith("-not-found")]
+    # The path's object's code comes first (a body may name other objects that do not exist).
+    code = next(c for c in endpoint.codes if c.endswith("-not-found"))
     path = concrete(endpoint)
     response = api.request(endpoint.method, path, data=data, content_type=content_type)
     assert_problem(response, 404, code, path)

@@ -5,7 +5,14 @@ pay codes, shift labels and payer enrollments.
 from __future__ import annotations
 
 from app.api import models as m
-from app.api.demo.state import Demo, Team, demo_id, largest_remainder, slug
+from app.api.demo.state import (
+    PAY_PERIOD_ANCHOR,
+    Demo,
+    Team,
+    demo_id,
+    largest_remainder,
+    slug,
+)
 
 PROVIDERS_PER_TEAM = 40
 """At `--scale`, one team per this many providers (never fewer than the four base teams)."""
@@ -58,6 +65,7 @@ EMPLOYMENT_TYPES: list[tuple[str, str, str, str, str]] = [
 PAY_CODES: list[tuple[str, str, str, str, float]] = [
     ("REG", "Regular", "#4C78A8", "hours", 1.0),
     ("OT", "Overtime", "#E45756", "hours", 1.5),
+    ("DT", "Double time", "#F28E2B", "hours", 2.0),
     ("PTO", "Paid time off", "#72B7B2", "hours", 1.0),
     ("SICK", "Sick pay", "#54A24B", "hours", 1.0),
     ("ONC", "On-call stipend", "#F58518", "money", 50.0),
@@ -127,11 +135,64 @@ def plan_organisation(demo: Demo) -> None:
         demo.teams.append(team)
 
 
-def write_organisation(demo: Demo) -> None:
-    """Teams, roles, employment types, pay codes, labels, enrollments."""
+# Work rules: key, name, overtime rules (key, name, kind, threshold minutes, pay code).
+WORK_RULES: list[tuple[str, str, list[tuple[str, str, str, int, str]]]] = [
+    ("us-federal", "US federal (FLSA)",
+     [("weekly-40", "Weekly overtime over 40 hours", "weekly", 2400, "OT")]),
+    ("hospital-8-80", "Hospital 8 and 80",
+     [("daily-8", "Daily overtime over 8 hours", "daily", 480, "OT"),
+      ("period-80", "Period overtime over 80 hours", "period", 4800, "OT")]),
+]
+WORK_RULE_OF_KIND = {"icu": "hospital-8-80"}
+"""Intensive care works the hospital 8-and-80 system; every other team the federal week."""
+
+
+def _work_rules(demo: Demo) -> tuple[list[dict[str, object]], list[dict[str, object]],
+                                     list[dict[str, object]]]:
+    """Rows of overtime rules, work rules and their one version each, in the site's zone, in
+    effect from the pay period anchor (a Monday, the demo's workweek start)."""
     created = demo.founded
+    value = {code: amount for code, _, _, _, amount in PAY_CODES}
+    overtime, rules, versions = [], [], []
+    for key, name, parts in WORK_RULES:
+        snapshots = []
+        for part, title, kind, threshold, code in parts:
+            ident = demo_id(f"overtime-rule:{key}:{part}")
+            overtime.append({"id": ident, "created_at": created, "updated_at": created,
+                             "version": 1, "name": title, "kind": kind,
+                             "threshold_minutes": threshold,
+                             "pay_code_id": demo_id(f"pay:{code}")})
+            snapshots.append({"id": str(ident), "name": title,
+                              "kind": "seventhDay" if kind == "seventh_day" else kind,
+                              "thresholdMinutes": threshold,
+                              "payCodeId": str(demo_id(f"pay:{code}")),
+                              "multiplier": str(value[code])})
+        rules.append({"id": demo_id(f"work-rule:{key}"), "created_at": created,
+                      "updated_at": created, "version": 1, "name": name})
+        versions.append({
+            "id": demo_id(f"work-rule-version:{key}"), "work_rule_id": demo_id(f"work-rule:{key}"),
+            "effective_from": PAY_PERIOD_ANCHOR, "time_zone": demo.zone.key,
+            "week_start_day": PAY_PERIOD_ANCHOR.weekday(), "week_start_time": "00:00",
+            "day_start_time": "00:00",
+            "period_anchor": PAY_PERIOD_ANCHOR if key == "hospital-8-80" else None,
+            "rounding": None, "overtime": snapshots, "meal_deduct_minutes": None,
+            "meal_after_minutes": None, "min_unpaid_break_minutes": 30,
+            "counting_pay_code_ids": []})
+    return overtime, rules, versions
+
+
+def write_organisation(demo: Demo) -> None:
+    """Work rules, teams, roles, employment types, pay codes, overtime rules, labels,
+    enrollments."""
+    created = demo.founded
+    overtime, rules, versions = _work_rules(demo)
+    demo.insert(m.WorkRule, rules)
+    demo.insert(m.WorkRuleVersion, versions)
     demo.insert(m.Team, [{"id": t.id, "created_at": created, "name": t.name,
-                          "shorthand_name": t.short} for t in demo.teams], "teams")
+                          "shorthand_name": t.short,
+                          "work_rule_id": demo_id(
+                              f"work-rule:{WORK_RULE_OF_KIND.get(t.kind, 'us-federal')}")}
+                         for t in demo.teams], "teams")
     demo.insert(m.Role, [
         {"id": role_id, "created_at": created, "name": ROLE_KINDS[kind][0],
          "team_id": team.id, "hex_color": ROLE_KINDS[kind][1]}
@@ -148,6 +209,7 @@ def write_organisation(demo: Demo) -> None:
          "type": kind, "value": value}
         for code, name, color, kind, value in PAY_CODES
     ])
+    demo.insert(m.OvertimeRule, overtime)
     demo.insert(m.Label, [
         {"id": demo_id(f"label:{key}"), "created_at": created, "updated_at": created,
          "name": name, "description": description, "color": color}

@@ -21,7 +21,9 @@ SPEC_SUBJECTS = (
     "AutoSchedulerJob", "BalanceReset", "DemandForecast", "Provider", "Report", "Shift", "Team",
     "Timecard", "TimeOffRequest", "TimeOffPolicy", "Timesheet",
 )
-EXTENSION_SUBJECTS = ("Appointment", "AppointmentType", "Label", "Permission", "User")
+EXTENSION_SUBJECTS = (
+    "Appointment", "AppointmentType", "Label", "Permission", "User", "WorkRule",
+)
 SUBJECTS = SPEC_SUBJECTS + EXTENSION_SUBJECTS
 
 

@@ -41,6 +41,7 @@ from app.api.models.timekeeping import (
     TimesheetSignOff,
     timesheet_sign_off_providers,
 )
+from app.api.models.work_rules import OvertimeRule, RoundingRule, WorkRule, WorkRuleVersion
 
 __all__ = [
     "ApiToken",
@@ -55,6 +56,7 @@ __all__ = [
     "LoginAttempt",
     "OAuthAuthorizationCode",
     "OAuthRefreshToken",
+    "OvertimeRule",
     "PayCode",
     "Permission",
     "Provider",
@@ -62,6 +64,7 @@ __all__ = [
     "RbacRole",
     "ReportRun",
     "Role",
+    "RoundingRule",
     "Shift",
     "ShiftPayCode",
     "ShiftSegment",
@@ -73,6 +76,8 @@ __all__ = [
     "TimecardPunch",
     "TimesheetSignOff",
     "User",
+    "WorkRule",
+    "WorkRuleVersion",
     "provider_enrollments",
     "provider_roles",
     "segment_labels",

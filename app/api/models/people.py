@@ -10,7 +10,7 @@ import uuid
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Column, ForeignKey, Index, Table, UniqueConstraint
+from sqlalchemy import Column, ForeignKey, Index, Table, UniqueConstraint, text
 from sqlalchemy.orm import Mapped, mapped_column, relationship, validates
 
 from app.api.db import Base, JsonType, UtcDateTime, new_id
@@ -62,6 +62,13 @@ class Team(Base):
     created_at: Mapped[datetime] = mapped_column(UtcDateTime, default=utcnow)
     name: Mapped[str]
     shorthand_name: Mapped[str | None]
+    # DEFAULT NULL (which changes nothing) keeps the ORM from naming the column in an INSERT
+    # without a rule, so code and data written before migration 0009 still insert teams.
+    work_rule_id: Mapped[uuid.UUID | None] = mapped_column(
+        ForeignKey("work_rules.id"), server_default=text("NULL"))
+
+    __mapper_args__ = {"eager_defaults": False}  # nor ask for it back (RETURNING)
+    """The team's work rule (overtime, rounding, meals); null pays every minute as regular."""
 
     roles: Mapped[list[Role]] = relationship(back_populates="team", order_by="Role.name")
     managers: Mapped[list[User]] = relationship(

@@ -22,6 +22,7 @@ MODULES = (
     "reports",
     "forecasting",
     "permissions",
+    "work_rules",
 )
 
 

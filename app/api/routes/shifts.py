@@ -33,7 +33,8 @@ from app.contract.shifts import (
     ShiftUpdate,
 )
 
-_WRITE_CODES = ["unauthorized", "negative-range", "validation", "timesheet-signed-off"]
+_WRITE_CODES = ["unauthorized", "negative-range", "validation", "timesheet-signed-off",
+                "work-rule-not-found", "work-rule-override-conflict"]
 
 
 @endpoint("GET", "/shifts", summary="List shifts", query=ShiftListQuery, response=ShiftPage,

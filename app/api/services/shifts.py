@@ -29,7 +29,7 @@ from app.api.domain.intervals import Interval
 from app.api.models import Shift, ShiftSegment
 from app.api.pagination import Paginator, SortKey
 from app.api.problems import ProblemError, negative_range, not_found, validation
-from app.api.services import locator, sign_offs
+from app.api.services import locator, sign_offs, work_rules
 from app.api.services.people import held_roles
 from app.api.subjects import PROVIDER, SHIFT
 from app.api.wire_text import Document, among, wire_id, wire_time
@@ -402,7 +402,8 @@ def create_shift(session: Session, *, actor: Actor, body: ShiftCreate, now: date
 
     Raises `unauthorized` (create Shift on the new shift's fields), `negative-range` (path
     `/endDate`), `validation` (segments outside the shift, out of order or overlapping; unknown
-    provider, team, roles, labels or pay codes; roles of another team) and
+    provider, team, roles, labels or pay codes; roles of another team),
+    `work-rule-not-found` and `work-rule-override-conflict` (`workRuleOverride`) and
     `timesheet-signed-off` (the shift touches an active sign-off of its provider).
     """
     shift = Shift(provider_id=body.provider, team_id=body.team, start_date=body.start_date,
@@ -417,6 +418,9 @@ def create_shift(session: Session, *, actor: Actor, body: ShiftCreate, now: date
         session, start=body.start_date, end=body.end_date, team=body.team,
         segments=body.segments, pay_codes=body.pay_codes)
     _fail_on(errors + segment_errors)
+    work_rules.check_override(session, override_id=body.work_rule_override,
+                              provider_id=body.provider, team_id=body.team,
+                              start=body.start_date)
     _refuse_if_signed_off(session, [(body.provider, body.start_date, body.end_date)])
     shift.segments = _segment_rows(body.segments, labels)
     shift.pay_codes = _pay_code_rows(body.pay_codes)
@@ -512,6 +516,10 @@ def update_shift(session: Session, *, actor: Actor, shift_id: uuid.UUID, body: S
     if body.segments is None and {"start_date", "end_date", "team_id"} & set(changes):
         errors += _current_segment_errors(session, shift, start=start, end=end, team=team)
     _fail_on(errors)
+    if {"work_rule_override", "provider_id", "team_id", "start_date"} & set(changes):
+        work_rules.check_override(
+            session, override_id=changes.get("work_rule_override", shift.work_rule_override),
+            provider_id=after["provider"], team_id=team, start=start)
     if _TIMESHEET_CHANGES & set(changes) or body.segments is not None \
             or body.pay_codes is not None:
         _refuse_if_signed_off(session, [
