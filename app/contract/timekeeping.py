@@ -159,6 +159,31 @@ class PayCodeTotal(ApiModel):
     actual: int = Field(description="Worked minutes.")
 
 
+class OvertimeBasis(ApiModel):
+    """What made a pay segment overtime (extension): the kind of the overtime rule and the
+    minutes of the rule's basis the segment covers (the day's worked minutes for `daily` and
+    `seventh_day`, the regular minutes of the workweek for `weekly` and of the 14-day period
+    for `period`)."""
+
+    model_config = ConfigDict(json_schema_extra=EXTENSION)
+
+    kind: Literal["daily", "weekly", "period", "seventh_day"]
+    from_minutes: int = Field(ge=0)
+    to_minutes: int = Field(ge=0)
+
+
+class TimesheetWeek(ApiModel):
+    """A workweek's paid minutes inside the timesheet's window (extension): regular (paid
+    breaks included), overtime (rules paying less than double) and double time."""
+
+    model_config = ConfigDict(json_schema_extra=EXTENSION)
+
+    start_date: Timestamp = Field(description="When the workweek starts, by the work rule.")
+    regular_minutes: int
+    overtime_minutes: int
+    double_time_minutes: int
+
+
 class PaySegment(ApiModel):
     """A stretch of paid (or unpaid) time on a timesheet.
 
@@ -185,6 +210,11 @@ class PaySegment(ApiModel):
     time_ranges: list[str] | None = Field(default=None, exclude_if=is_absent)
     work_rule_override: str | None = None
     role: str | None = None
+    overtime_basis: OvertimeBasis | None = Field(
+        default=None, exclude_if=is_absent, json_schema_extra=EXTENSION,
+        description="Why the segment is overtime (extension; left out for regular time): the "
+        "rule's kind and the minutes of its basis the segment covers, e.g. `weekly` 2400 to "
+        "2760 is hours 40 to 46 of the workweek.")
 
 
 class TimesheetPunchRead(TimecardPunchRead):
@@ -196,6 +226,11 @@ class TimesheetPunchRead(TimecardPunchRead):
         "session belongs to the shift whose start is nearest the session's clock-in, so a night "
         "shift's punches after midnight still name the shift that started the evening before; "
         "null when the session matches no shift.")
+    rounded_time: Timestamp | None = Field(
+        default=None, json_schema_extra=EXTENSION,
+        description="The time the punch is paid at under the work rule's rounding (extension): "
+        "a clock-in or clock-out rounded away from its own `time`; null when it is paid as "
+        "punched. The punch itself is never changed.")
 
 
 class TimesheetRead(ApiModel):
@@ -211,6 +246,16 @@ class TimesheetRead(ApiModel):
     errors: list[TimesheetError]
     pay_code_totals: list[PayCodeTotal]
     pay_segments: list[PaySegment]
+    weeks: list[TimesheetWeek] = Field(
+        default_factory=list, json_schema_extra=EXTENSION,
+        description="Each workweek overlapping the window, with its regular, overtime and "
+        "double-time minutes in the window (extension; empty when the provider's team has no "
+        "work rule).")
+    overtime_starts_at: Timestamp | None = Field(
+        default=None, json_schema_extra=EXTENSION,
+        description="When weekly or 14-day period overtime starts in the current workweek "
+        "(extension): given the work so far and the shifts still scheduled; past when it has "
+        "started; null when it would not, or the window does not hold now.")
 
 
 class TimesheetPage(Page[TimesheetRead]):

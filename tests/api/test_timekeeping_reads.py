@@ -23,9 +23,9 @@ from tests.factories import START, make_shift, uid
 TIMESTAMP = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\+0000$")
 PUNCH_KEYS = {"id", "timecardId", "providerId", "generated", "createdAt", "updatedAt", "action",
               "state", "time", "providerNote", "adminNote", "createdBy", "reviewedBy"}
-SHEET_PUNCH_KEYS = PUNCH_KEYS | {"shiftId"}
+SHEET_PUNCH_KEYS = PUNCH_KEYS | {"shiftId", "roundedTime"}
 SHEET_KEYS = {"providerId", "startDate", "endDate", "punches", "warnings", "errors",
-              "payCodeTotals", "paySegments"}
+              "payCodeTotals", "paySegments", "weeks", "overtimeStartsAt"}
 REG = str(uid("pay:REG"))
 ED_RN = str(uid("role:Emergency:Registered Nurse"))
 CARD = str(uid("timecard:provider"))

@@ -16,15 +16,18 @@ from __future__ import annotations
 import uuid
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta, tzinfo
+from functools import lru_cache
 from typing import Any, NamedTuple
+from zoneinfo import ZoneInfo
 
 from sqlalchemy import Select, case, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, lazyload, load_only, selectinload
 
 from app.api.auth import Actor
+from app.api.domain import pay_rules
 from app.api.domain import timecards as cards
 from app.api.domain import timesheets as sheets
 from app.api.domain.intervals import Interval
@@ -41,6 +44,11 @@ from app.api.models import (
 from app.api.pagination import Paginator, SortKey
 from app.api.problems import ProblemError, not_found, validation
 from app.api.services import locator, sign_offs
+from app.api.services.work_rules import (
+    WorkRuleVersionData,
+    rule_versions_by_id,
+    rule_versions_for_teams,
+)
 from app.api.subjects import TIMESHEET
 from app.api.wire_text import Document, wire_id, wire_time
 from app.contract import timekeeping as wire
@@ -511,6 +519,8 @@ class _Loaded:
     shifts: dict[str, list[sheets.ScheduledShift]]
     punches: dict[str, list[_PunchRow]]
     periods: dict[str, list[sheets.TimecardPeriod]]
+    overrides: dict[str, str]
+    """The work rule override of each shift that has one, by shift id (as text)."""
 
 
 def _load(session: Session, provider_ids: Sequence[uuid.UUID], low: datetime, high: datetime
@@ -539,14 +549,17 @@ def _load(session: Session, provider_ids: Sequence[uuid.UUID], low: datetime, hi
     ):
         segments[shift_id].append(sheets.ScheduledSegment(kind, start, end, role_id))
     shifts: dict[str, list[sheets.ScheduledShift]] = defaultdict(list)
-    for shift_id, provider_id, start, end, pay_code_id in run(
+    overrides: dict[str, str] = {}
+    for shift_id, provider_id, start, end, pay_code_id, override in run(
         select(wire_id(Shift.id), wire_id(Shift.provider_id), Shift.start_date, Shift.end_date,
-               wire_id(ShiftPayCode.pay_code_id))
+               wire_id(ShiftPayCode.pay_code_id), wire_id(Shift.work_rule_override))
         .outerjoin(ShiftPayCode, ShiftPayCode.shift_id == Shift.id)
         .where(*in_range)
     ):
         shifts[provider_id].append(sheets.ScheduledShift(
             shift_id, start, end, tuple(segments.get(shift_id, ())), pay_code_id))
+        if override is not None:
+            overrides[shift_id] = override
     punches: dict[str, list[_PunchRow]] = defaultdict(list)
     for punch in map(_PunchRow._make, run(
         select(*_PUNCH_COLUMNS, TimecardPunch.time)
@@ -563,15 +576,32 @@ def _load(session: Session, provider_ids: Sequence[uuid.UUID], low: datetime, hi
                Timecard.period_start < high)
     ):
         periods[provider_id].append(sheets.TimecardPeriod(card_id, start, end))
-    return _Loaded(shifts, punches, periods)
+    return _Loaded(shifts, punches, periods, overrides)
 
 
-def _punch_document(row: _PunchRow, shift_id: str | None) -> Document:
+def _punch_document(row: _PunchRow, shift_id: str | None, rounded: datetime | None
+                    ) -> Document:
     """A punch of `_load` as the wire's `TimesheetPunchRead`: its leading columns are the
     members' values in order (zip stops at the last member, before the row's datetime), then
-    the shift it was worked for."""
+    the shift it was worked for and the instant a rounding rule paid it at."""
     document = dict(zip(_PUNCH_MEMBERS, row, strict=False))
     document["shiftId"] = shift_id
+    document["roundedTime"] = format_timestamp(rounded) if rounded is not None else None
+    return document
+
+
+def _pay_segment_document(s: sheets.PaySegment) -> Document:
+    """A pay segment as the wire's `PaySegment`; overtime names its rule and why."""
+    document: Document = {
+        "id": s.id, "type": s.type, "startDate": format_timestamp(s.start), "itemId": None,
+        "shiftId": s.shift_id, "timecardId": s.timecard_id,
+        "endDate": format_timestamp(s.end), "payCodes": list(s.pay_codes),
+        "workRuleOverride": None, "role": s.role_id}
+    if s.overtime:
+        document["overtime"] = list(s.overtime)
+    if s.basis is not None:
+        kind, low, high = s.basis
+        document["overtimeBasis"] = {"kind": kind, "fromMinutes": low, "toMinutes": high}
     return document
 
 
@@ -597,7 +627,8 @@ def _timesheet_document(provider_id: str, sheet: sheets.Timesheet, window: tuple
         "providerId": provider_id,
         "startDate": window[0],
         "endDate": window[1],
-        "punches": [_punch_document(row, sheet.punch_shifts.get(row.id))
+        "punches": [_punch_document(row, sheet.punch_shifts.get(row.id),
+                                    sheet.rounded.get(row.id))
                     for row in sheet.punches],
         "warnings": [{"type": w.type, "punchId": w.punch_id} for w in sheet.warnings],
         "errors": [_error_document(e) for e in sheet.errors],
@@ -605,12 +636,13 @@ def _timesheet_document(provider_id: str, sheet: sheets.Timesheet, window: tuple
             {"payCodeId": t.pay_code_id, "roleId": t.role_id, "scheduled": t.scheduled,
              "actual": t.actual}
             for t in sheet.pay_code_totals],
-        "paySegments": [
-            {"id": s.id, "type": s.type, "startDate": format_timestamp(s.start), "itemId": None,
-             "shiftId": s.shift_id, "timecardId": s.timecard_id,
-             "endDate": format_timestamp(s.end), "payCodes": list(s.pay_codes),
-             "workRuleOverride": None, "role": s.role_id}
-            for s in sheet.pay_segments],
+        "paySegments": [_pay_segment_document(s) for s in sheet.pay_segments],
+        "weeks": [
+            {"startDate": format_timestamp(w.start), "regularMinutes": w.regular_minutes,
+             "overtimeMinutes": w.overtime_minutes, "doubleTimeMinutes": w.double_time_minutes}
+            for w in sheet.weeks],
+        "overtimeStartsAt": (format_timestamp(sheet.overtime_starts_at)
+                             if sheet.overtime_starts_at is not None else None),
     }
 
 
@@ -650,28 +682,96 @@ def computed_timesheets(session: Session, *, providers: Sequence[Provider], star
                         ) -> list[sheets.Timesheet]:
     """Return the computed timesheets (ids as text) of these providers for `[start, end)`, in
     the providers' order: what the timesheet documents are made of, and what the payroll export
-    reads the per-day figures (`pay_code_days`) from."""
+    reads the per-day figures (`pay_code_days`) from.
+
+    Each provider's time is paid under the work rule of their team (every version, so each
+    workweek takes the version in effect on its first day), and a shift's time under its
+    `workRuleOverride`'s version in effect on the shift's first day. With rules, shifts and
+    punches are loaded from the start of the workweek (or 14-day period) holding the window's
+    start, since overtime depends on the work before the window.
+    """
     if not providers:
         return []
     default = default_pay_code_id(session)
     pay_code = str(default) if default is not None else None
-    loaded = _load(session, [p.id for p in providers], start - LOAD_MARGIN, end + LOAD_MARGIN)
+    versions = rule_versions_for_teams(
+        session, {p.team_id for p in providers if p.team_id is not None})
+    team_rules = {team: tuple(engine_rule(v) for v in found) for team, found in versions.items()}
+    rules_of = [team_rules.get(p.team_id, ()) for p in providers]
+    low = min(sheets.context_start(start, rules) for rules in rules_of)
+    loaded = _load(session, [p.id for p in providers], min(low, start - LOAD_MARGIN),
+                   end + LOAD_MARGIN)
+    overrides = _override_rules(session, loaded)
     result: list[sheets.Timesheet] = []
-    for provider in providers:
+    for provider, rules in zip(providers, rules_of, strict=True):
         provider_id = str(provider.id)
         template, _why = _template(provider, zone)
         role = provider.default_role_id
+        shifts = loaded.shifts.get(provider_id, [])
+        if overrides:
+            shifts = [replace(s, work_rule=overrides[s.id]) if s.id in overrides else s
+                      for s in shifts]
         result.append(sheets.compute_timesheet(sheets.TimesheetInput(
             start=start, end=end, now=now, zone=zone,
-            shifts=loaded.shifts.get(provider_id, []),
+            shifts=shifts,
             punches=loaded.punches.get(provider_id, []),
             timecards=loaded.periods.get(provider_id, []),
             has_pay_period_template=template is not None,
             default_pay_code_id=pay_code,
             default_role_id=str(role) if role is not None else None,
             grace_minutes=grace_minutes,
+            rules=rules,
         )))
     return result
+
+
+@lru_cache(maxsize=512)
+def engine_rule(version: WorkRuleVersionData) -> pay_rules.WorkRule:
+    """A stored work rule version as the pay engine takes it, ids as text (as the timesheet
+    computation holds them). Cached: a team's page names the same few versions."""
+    rounding = version.rounding
+    return pay_rules.WorkRule(
+        id=str(version.work_rule_id),
+        zone=ZoneInfo(version.time_zone),
+        week_start_day=version.week_start_day,
+        week_start_time=version.week_start_time,
+        day_start_time=version.day_start_time,
+        overtime=tuple(
+            pay_rules.OvertimeRule(id=str(o.id), kind=o.kind,  # type: ignore[arg-type]
+                                   threshold_minutes=o.threshold_minutes,
+                                   pay_code_id=str(o.pay_code_id), multiplier=o.multiplier,
+                                   name=o.name)
+            for o in version.overtime),
+        rounding=None if rounding is None else pay_rules.RoundingRule(
+            rounding.interval_minutes, rounding.mode),  # type: ignore[arg-type]
+        meal=None if version.meal_deduct_minutes is None else pay_rules.MealRule(
+            version.meal_deduct_minutes, version.meal_after_minutes or 0),
+        min_unpaid_break_minutes=version.min_unpaid_break_minutes,
+        counting_pay_codes=frozenset(str(i) for i in version.counting_pay_code_ids),
+        period_anchor=version.period_anchor,
+        effective_from=version.effective_from,
+    )
+
+
+def _override_rules(session: Session, loaded: _Loaded) -> dict[str, pay_rules.WorkRule]:
+    """The work rule each overriding shift is paid under: its override's version in effect on
+    the shift's first local day (in the rule's zone), by shift id. One statement, none without
+    overrides."""
+    if not loaded.overrides:
+        return {}
+    versions = rule_versions_by_id(session, {uuid.UUID(o) for o in loaded.overrides.values()})
+    found: dict[str, pay_rules.WorkRule] = {}
+    for shifts in loaded.shifts.values():
+        for shift in shifts:
+            override = loaded.overrides.get(str(shift.id))
+            rules = tuple(engine_rule(v) for v in versions.get(uuid.UUID(override), ())
+                          ) if override is not None else ()
+            if rules:
+                day = shift.start.astimezone(rules[0].zone).date()
+                rule = pay_rules.version_at(rules, day)
+                if rule is not None:
+                    found[str(shift.id)] = rule
+    return found
 
 
 def get_timesheet(session: Session, *, actor: Actor, provider_id: uuid.UUID, start: datetime,
