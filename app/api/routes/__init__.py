@@ -23,6 +23,7 @@ MODULES = (
     "forecasting",
     "permissions",
     "work_rules",
+    "pay_preview",
 )
 
 

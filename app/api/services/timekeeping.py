@@ -678,7 +678,8 @@ def _timesheet_documents(session: Session, *, providers: Sequence[Provider], sta
 
 
 def computed_timesheets(session: Session, *, providers: Sequence[Provider], start: datetime,
-                        end: datetime, now: datetime, zone: tzinfo, grace_minutes: int
+                        end: datetime, now: datetime, zone: tzinfo, grace_minutes: int,
+                        rules: Sequence[pay_rules.WorkRule] | None = None,
                         ) -> list[sheets.Timesheet]:
     """Return the computed timesheets (ids as text) of these providers for `[start, end)`, in
     the providers' order: what the timesheet documents are made of, and what the payroll export
@@ -688,22 +689,27 @@ def computed_timesheets(session: Session, *, providers: Sequence[Provider], star
     workweek takes the version in effect on its first day), and a shift's time under its
     `workRuleOverride`'s version in effect on the shift's first day. With rules, shifts and
     punches are loaded from the start of the workweek (or 14-day period) holding the window's
-    start, since overtime depends on the work before the window.
+    start, since overtime depends on the work before the window. Given `rules` (a draft's
+    versions, for a preview) replace every provider's team rule.
     """
     if not providers:
         return []
     default = default_pay_code_id(session)
     pay_code = str(default) if default is not None else None
-    versions = rule_versions_for_teams(
-        session, {p.team_id for p in providers if p.team_id is not None})
-    team_rules = {team: tuple(engine_rule(v) for v in found) for team, found in versions.items()}
-    rules_of = [team_rules.get(p.team_id, ()) for p in providers]
-    low = min(sheets.context_start(start, rules) for rules in rules_of)
+    if rules is not None:
+        rules_of = [tuple(rules)] * len(providers)
+    else:
+        versions = rule_versions_for_teams(
+            session, {p.team_id for p in providers if p.team_id is not None})
+        team_rules = {team: tuple(engine_rule(v) for v in found)
+                      for team, found in versions.items()}
+        rules_of = [team_rules.get(p.team_id, ()) for p in providers]
+    low = min(sheets.context_start(start, given) for given in rules_of)
     loaded = _load(session, [p.id for p in providers], min(low, start - LOAD_MARGIN),
                    end + LOAD_MARGIN)
     overrides = _override_rules(session, loaded)
     result: list[sheets.Timesheet] = []
-    for provider, rules in zip(providers, rules_of, strict=True):
+    for provider, provider_rules in zip(providers, rules_of, strict=True):
         provider_id = str(provider.id)
         template, _why = _template(provider, zone)
         role = provider.default_role_id
@@ -720,7 +726,7 @@ def computed_timesheets(session: Session, *, providers: Sequence[Provider], star
             default_pay_code_id=pay_code,
             default_role_id=str(role) if role is not None else None,
             grace_minutes=grace_minutes,
-            rules=rules,
+            rules=provider_rules,
         )))
     return result
 
