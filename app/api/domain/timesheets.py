@@ -738,14 +738,19 @@ def _ruled_pay_segments(classified: Sequence[ClassifiedPiece], sources: Sequence
     """`_pay_segments` for classified pieces: overtime pieces are paid under their rule's pay
     code and carry the rule and basis; segments are also cut at workday starts."""
     cuts = sorted({*midnights, *(b for t in data.timecards for b in (t.start, t.end))})
+    # The local day of an instant in the window: the one after the midnights before it; its
+    # timecard: the same between two cuts (timecard bounds are cuts), so found once per gap.
+    first_day = window.start.astimezone(data.zone).date()
+    local_days = [first_day + timedelta(days=n) for n in range(len(midnights) + 1)]
+    cards: dict[int, Id | None] = {}
     items: list[tuple[datetime, datetime, int, ClassifiedPiece | None]] = [
-        (c.start, c.end, c.key, c) for c in classified if isinstance(c.key, int)]
-    items.extend((a, b, index, None) for a, b, index in unpaid)
+        (c.start, c.end, c.key, c) for c in classified
+        if c.end > window.start and c.start < window.end and isinstance(c.key, int)]
+    items.extend((a, b, index, None) for a, b, index in unpaid
+                 if b > window.start and a < window.end)
     pieces: list[_RulePiece] = []
     for first, last, index, paid in items:
         first, last = max(first, window.start), min(last, window.end)
-        if last <= first:
-            continue
         source = sources[index]
         if paid is not None and paid.rule_id is not None and paid.pay_code_id is not None:
             codes: tuple[Id, ...] = (paid.pay_code_id,)
@@ -755,18 +760,24 @@ def _ruled_pay_segments(classified: Sequence[ClassifiedPiece], sources: Sequence
                      and source.type != "unpaid_break" else ())
             overtime = ()
         workday = paid.workday if paid is not None else None
-        inside = cuts[bisect_right(cuts, first):bisect_left(cuts, last)]
-        for start, stop in pairwise([first, *inside, last]):
+        gap = bisect_right(cuts, first)
+        inside = cuts[gap:bisect_left(cuts, last)]
+        for offset_gap, (start, stop) in enumerate(pairwise([first, *inside, last]), gap):
             basis = None
             if overtime and paid is not None and paid.basis_kind is not None:
                 offset = _seconds(paid.start, start)
                 basis = (paid.basis_kind, paid.basis_from_seconds + offset,
                          paid.basis_from_seconds + offset + _seconds(start, stop))
-            card = _timecard_at(start, data.timecards)
+            if offset_gap in cards:
+                card_id = cards[offset_gap]
+            else:
+                card = _timecard_at(start, data.timecards)
+                card_id = cards[offset_gap] = card.id if card is not None else None
             pieces.append(_RulePiece(
                 start, stop, source.type, source.role_id, source.shift_id,
-                card.id if card is not None else source.card, codes,
-                start.astimezone(data.zone).date(), source.session, overtime, workday, basis))
+                card_id if card_id is not None else source.card, codes,
+                local_days[bisect_right(midnights, start)], source.session, overtime, workday,
+                basis))
     pieces.sort(key=lambda p: p.start)
     joined: list[_RulePiece] = []
     for piece in pieces:
