@@ -34,6 +34,26 @@ and the pay segments actually worked. Rules (DESIGN.md "Timesheets"):
   the days' minutes add up to the total's exactly (per-day flooring would lose a minute for
   every day ending on a partial one).
 
+With pay rules (`TimesheetInput.rules`, the versions of the provider's work rule; issue 23,
+`pay_rules`), the caller loads shifts and punches from `context_start(start, rules)` (the
+workweek, or 14-day period, holding `start - MAX_SESSION`), and:
+
+- clock-ins and clock-outs are rounded (by the rule of the session's workweek, or its shift's
+  `work_rule` override); the raw punches are reported unchanged and `rounded` maps each rounded
+  punch of the window to its rounded instant. Warnings compare the raw punches.
+- a closed punched break shorter than the rule's shortest unpaid break is worked time; an
+  auto-deducted meal is an `unpaid_break` segment centred on the session.
+- the paid time since the context start is classified (`pay_rules.classify`; paid breaks and
+  time under a counted pay code count toward thresholds but are never overtime), and only the
+  window's part is reported: an overtime pay segment has `pay_codes=(rule's pay code,)`,
+  `overtime=(rule id,)` and `basis=(kind, minutes from, minutes to)`; segments are also cut at
+  workday starts. The totals and days then hold the overtime pay codes: each minute once.
+- `weeks` gives each workweek's regular, overtime and double-time minutes in the window, and
+  `overtime_starts_at` when weekly or period overtime starts given the work so far and the
+  shifts to come (only for a window holding `now`).
+
+Without rules nothing of this applies and the sheet is computed exactly as before.
+
 Ids are opaque here: `UUID`s or their text, as the caller holds them. They are only compared,
 hashed, ordered by their text and written into pay segment ids, so either gives the same sheet
 (the team timesheets pass text, which spares turning every id into a `UUID` and back).
