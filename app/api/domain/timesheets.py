@@ -738,6 +738,11 @@ def _ruled_sessions(sessions: Sequence[tuple[_Session, ScheduledShift | None, da
         shift_id = shift.id if shift is not None else None
         pay_code = (shift.pay_code_id if shift is not None else None) or data.default_pay_code_id
         counting = rule.counting_pay_codes if rule is not None else frozenset()
+        if end <= window.start:  # context only: its paid time counts, its details do not
+            counts_as: rules_.Counts = "counted" if pay_code in counting else "worked"
+            work.extend(WorkPiece(a, b, counts_as, override, None)
+                        for a, b in _context_paid(session, shift, begin, end, rule))
+            continue
         for first, last, kind, role in _raw_pieces(session, shift, end, data, begin, rule):
             index = len(sources)
             sources.append(_Source(kind, role, shift_id, pay_code, session.clock_in.id,
@@ -749,6 +754,32 @@ def _ruled_sessions(sessions: Sequence[tuple[_Session, ScheduledShift | None, da
                                      else "worked")
             work.append(WorkPiece(first, last, counts, override, index))
     return work, sources, unpaid, rounded
+
+
+def _context_paid(session: _Session, shift: ScheduledShift | None, begin: datetime,
+                  end: datetime, rule: WorkRule | None) -> list[tuple[datetime, datetime]]:
+    """The paid time of a session before the window, as `_raw_pieces` would pay it (worked
+    time and paid breaks alike: they count the same toward every threshold)."""
+    span = iv.make(begin, end)
+    if span is None:
+        return []
+    punched = list(session.breaks)
+    if rule is not None:
+        shortest = timedelta(minutes=rule.min_unpaid_break_minutes)
+        punched = [b for b in punched if b.end - b.start >= shortest]
+    if session.break_start is not None and session.break_start < end:
+        punched.append(Interval(session.break_start, end))
+    breaks = iv.clip(punched, span)
+    paid = [s.span for s in shift.segments if s.type == "paid_break"] if shift else []
+    unpaid = iv.subtract(breaks, paid) if paid else breaks
+    if rule is not None:
+        meal = rules_.meal_deduction(span.start, span.end,
+                                     [(b.start, b.end) for b in breaks], rule)
+        if meal is not None and meal[0] < meal[1]:
+            unpaid = iv.merge([*unpaid, Interval(*meal)])
+    if not unpaid:
+        return [(span.start, span.end)]
+    return [(i.start, i.end) for i in iv.subtract([span], unpaid)]
 
 
 def _ruled_pay_segments(classified: Sequence[ClassifiedPiece], sources: Sequence[_Source],
