@@ -43,11 +43,13 @@ workweek, or 14-day period, holding `start - MAX_SESSION`), and:
   punch of the window to its rounded instant. Warnings compare the raw punches.
 - a closed punched break shorter than the rule's shortest unpaid break is worked time; an
   auto-deducted meal is an `unpaid_break` segment centred on the session.
-- the paid time since the context start is classified (`pay_rules.classify`; paid breaks and
-  time under a counted pay code count toward thresholds but are never overtime), and only the
-  window's part is reported: an overtime pay segment has `pay_codes=(rule's pay code,)`,
-  `overtime=(rule id,)` and `basis=(kind, minutes from, minutes to)`; segments are also cut at
-  workday starts. The totals and days then hold the overtime pay codes: each minute once.
+- the paid time since the context start is classified (`pay_rules.classify`): worked time and
+  paid breaks are hours worked (a paid break beyond a threshold is overtime too, role null);
+  time under a pay code the rule counts (`counting_pay_codes`) counts toward the thresholds but
+  is never overtime. Only the window's part is reported: an overtime pay segment has
+  `pay_codes=(rule's pay code,)`, `overtime=(rule id,)` and `basis=(kind, minutes from, minutes
+  to)`; segments are also cut at workday starts. The totals and days then hold the overtime
+  pay codes: each minute once.
 - `weeks` gives each workweek's regular, overtime and double-time minutes in the window, and
   `overtime_starts_at` when weekly or period overtime starts given the work so far and the
   shifts to come (only for a window holding `now`).
@@ -312,8 +314,8 @@ class Timesheet:
 
 @dataclass(frozen=True)
 class WeekHours:
-    """A workweek's paid whole minutes inside the window: regular (paid breaks and counted pay
-    codes included), overtime (multiplier below 2) and double time (2 or more)."""
+    """A workweek's paid whole minutes inside the window: regular (counted pay codes included),
+    overtime (multiplier below 2) and double time (2 or more)."""
 
     start: datetime
     regular_minutes: int
@@ -750,8 +752,7 @@ def _ruled_sessions(sessions: Sequence[tuple[_Session, ScheduledShift | None, da
             if kind == "unpaid_break":
                 unpaid.append((first, last, index))
                 continue
-            counts: rules_.Counts = ("counted" if kind == "paid_break" or pay_code in counting
-                                     else "worked")
+            counts: rules_.Counts = "counted" if pay_code in counting else "worked"
             work.append(WorkPiece(first, last, counts, override, index))
     return work, sources, unpaid, rounded
 
@@ -759,7 +760,7 @@ def _ruled_sessions(sessions: Sequence[tuple[_Session, ScheduledShift | None, da
 def _context_paid(session: _Session, shift: ScheduledShift | None, begin: datetime,
                   end: datetime, rule: WorkRule | None) -> list[tuple[datetime, datetime]]:
     """The paid time of a session before the window, as `_raw_pieces` would pay it (worked
-    time and paid breaks alike: they count the same toward every threshold)."""
+    time and paid breaks alike: both are hours worked)."""
     span = iv.make(begin, end)
     if span is None:
         return []
