@@ -3,10 +3,12 @@ over five weeks of March and April 2026 in New York (the spring-forward night in
 the federal, 8-and-80 and California rule sets: worked time is conserved across classes; weekly
 regular time never exceeds the weekly threshold; adding work never lowers overtime; the time
 before an instant does not change when the work after it changes; and a month classified in one
-pass equals it classified week by week with the earlier work of the period as context."""
+pass equals it classified week by week with the earlier work of the period as context (also
+through the timesheet computation)."""
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 from itertools import pairwise
@@ -15,8 +17,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app.api.domain.pay_rules import ClassifiedPiece, WorkPiece, WorkRule, calendar, classify
-from app.api.domain.timesheets import context_start
-from tests.unit.test_pay_rules_examples import CALIFORNIA, EIGHT_AND_80, FEDERAL, SUNDAY, local
+from app.api.domain.timecards import Punch
+from app.api.domain.timesheets import TimesheetInput, compute_timesheet, context_start
+from tests.unit.test_pay_rules_examples import (
+    CALIFORNIA,
+    EIGHT_AND_80,
+    FEDERAL,
+    NY,
+    SUNDAY,
+    local,
+)
 
 RULE_SETS = st.sampled_from([FEDERAL, EIGHT_AND_80, CALIFORNIA])
 DAYS = 35
@@ -134,3 +144,44 @@ def test_a_month_in_one_pass_equals_week_by_week_with_context(
         context = [WorkPiece(max(p.start, since), p.end, p.counts, key=p.key) for p in pieces
                    if since < p.end and p.start < end]
         assert within(classify(context, [rule]), start, end) == within(whole, start, end)
+
+
+@st.composite
+def sessions(draw: st.DrawFn) -> list[Punch]:
+    """Clock-in/clock-out pairs on whole minutes over four weeks (some with a break)."""
+    raw = draw(st.lists(st.tuples(st.integers(0, 28 * 24 * 60 - 1), st.integers(1, 16 * 60),
+                                  st.integers(0, 90)), max_size=30))
+    base = local(SUNDAY, 0)
+    punches: list[Punch] = []
+    cursor = base
+    for start, length, pause in sorted(raw):
+        begin = max(base + timedelta(minutes=start), cursor + timedelta(minutes=1))
+        end = begin + timedelta(minutes=length)
+        punches.append(Punch(uuid.uuid4(), "clock_in", begin, "approved"))
+        if pause and length > pause + 60:
+            middle = begin + timedelta(minutes=length // 2)
+            punches.append(Punch(uuid.uuid4(), "break_start", middle, "approved"))
+            punches.append(Punch(uuid.uuid4(), "break_end", middle + timedelta(minutes=pause),
+                                 "approved"))
+        punches.append(Punch(uuid.uuid4(), "clock_out", end, "approved"))
+        cursor = end
+    return punches
+
+
+@PROPERTY_SETTINGS
+@given(sessions(), RULE_SETS)
+def test_a_timesheet_month_equals_its_weeks(punches: list[Punch], rule: WorkRule) -> None:
+    """Issue 23 through `compute_timesheet`: four weeks in one sheet pay every local day the
+    same minutes under the same pay codes as four one-week sheets (each computed from the
+    punches since its `context_start`), overtime included."""
+    def sheet(start: datetime, end: datetime) -> list[tuple[object, ...]]:
+        since = context_start(start, [rule])
+        computed = compute_timesheet(TimesheetInput(
+            start=start, end=end, now=local(SUNDAY, 24 * 40), zone=NY,
+            punches=[p for p in punches if p.time >= since], default_pay_code_id="pay:regular",
+            rules=[rule]))
+        return [(d.pay_code_id, d.day, d.actual) for d in computed.pay_code_days if d.actual]
+
+    weeks = [local(SUNDAY + timedelta(days=7 * n), 0) for n in range(5)]
+    by_week = [row for start, end in pairwise(weeks) for row in sheet(start, end)]
+    assert sorted(by_week, key=str) == sorted(sheet(weeks[0], weeks[-1]), key=str)

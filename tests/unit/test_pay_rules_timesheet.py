@@ -225,3 +225,29 @@ def test_overtime_starts_at_from_the_work_so_far_and_the_shifts_to_come() -> Non
     elsewhere = compute(fifty_hours(), shifts=shifts,
                         now=local(SUNDAY + timedelta(days=20), 12))
     assert elsewhere.overtime_starts_at is None
+
+
+def test_a_paid_break_past_40_hours_is_overtime_and_a_counted_pay_code_never_is() -> None:
+    """29 CFR 778.320 (paid time counted as hours worked) and issue 23 (counted non-worked pay
+    codes): a paid meal on Friday after 40 hours is paid as overtime (role null); a Monday paid
+    under a holiday pay code the rule counts moves the 40 hours earlier but stays holiday pay."""
+    holiday = "pay:holiday"
+    friday = SUNDAY + timedelta(days=5)
+    start, end = local(friday, 7), local(friday, 17)
+    meal_shift = ScheduledShift("friday", start, end, (
+        ScheduledSegment("working", start, local(friday, 12), RN),
+        ScheduledSegment("paid_break", local(friday, 12), local(friday, 12.5)),
+        ScheduledSegment("working", local(friday, 12.5), end, RN)), REG)
+    monday = SUNDAY + timedelta(days=1)
+    holiday_shift = ScheduledShift("monday", local(monday, 7), local(monday, 17), (
+        ScheduledSegment("working", local(monday, 7), local(monday, 17), RN),), holiday)
+    punches = [p for offset in range(1, 5) for p in day_punches(offset)]
+    punches += [punch("clock_in", start), punch("break_start", local(friday, 12)),
+                punch("break_end", local(friday, 12.5)), punch("clock_out", end)]
+    rule = WorkRule("counting", NY, overtime=(WEEKLY_40,), counting_pay_codes=frozenset({holiday}))
+    sheet = compute(punches, rules=(rule,), shifts=[holiday_shift, meal_shift])
+    actual = {(t.pay_code_id, t.role_id): t.actual for t in sheet.pay_code_totals}
+    assert actual == {(holiday, RN): 600, (REG, RN): 1800, (OT, RN): 570, (OT, None): 30,
+                      (REG, None): 0}  # the scheduled paid break, paid as overtime
+    breaks = [s for s in sheet.pay_segments if s.type == "paid_break"]
+    assert [(s.pay_codes, s.overtime, s.role_id) for s in breaks] == [((OT,), ("weekly-40",), None)]

@@ -35,7 +35,7 @@ regular time or under one overtime rule's pay code. The rules (issue 23, DESIGN.
   - each instant is paid under the applicable rule with the highest multiplier (ties: the lower
     threshold, then the rule id's text); none: regular. Only regular time counts toward weekly
     and period thresholds, so no second is paid twice (daily overtime is not also weekly).
-  - `counted` pieces (non-worked pay codes that count toward thresholds, paid breaks) advance the
+  - `counted` pieces (non-worked pay codes that count toward thresholds: holiday, PTO) advance the
     counters exactly as worked time of the same instant would, and are never reclassified.
 - A piece may carry its own rule (`daily_rule`, a shift's override): its daily and seventh-day
   rules replace the week's; the weekly and period rules, the calendar and the anchors are always
@@ -143,7 +143,7 @@ class WorkRule:
 class WorkPiece(NamedTuple):
     """A stretch `[start, end)` of a provider's time to classify.
 
-    `counts`: "worked" time is classified; "counted" time (holiday, PTO, paid breaks) only
+    `counts`: "worked" time is classified; "counted" time (holiday, PTO) only
     advances the counters. `daily_rule` is a shift's override (its daily and seventh-day rules
     apply). `key` is the caller's, handed back on every piece cut from this one. (Named
     tuples, not dataclasses: a team's sheets make tens of thousands.)

@@ -34,6 +34,28 @@ and the pay segments actually worked. Rules (DESIGN.md "Timesheets"):
   the days' minutes add up to the total's exactly (per-day flooring would lose a minute for
   every day ending on a partial one).
 
+With pay rules (`TimesheetInput.rules`, the versions of the provider's work rule; issue 23,
+`pay_rules`), the caller loads shifts and punches from `context_start(start, rules)` (the
+workweek, or 14-day period, holding `start - MAX_SESSION`), and:
+
+- clock-ins and clock-outs are rounded (by the rule of the session's workweek, or its shift's
+  `work_rule` override); the raw punches are reported unchanged and `rounded` maps each rounded
+  punch of the window to its rounded instant. Warnings compare the raw punches.
+- a closed punched break shorter than the rule's shortest unpaid break is worked time; an
+  auto-deducted meal is an `unpaid_break` segment centred on the session.
+- the paid time since the context start is classified (`pay_rules.classify`): worked time and
+  paid breaks are hours worked (a paid break beyond a threshold is overtime too, role null);
+  time under a pay code the rule counts (`counting_pay_codes`) counts toward the thresholds but
+  is never overtime. Only the window's part is reported: an overtime pay segment has
+  `pay_codes=(rule's pay code,)`, `overtime=(rule id,)` and `basis=(kind, minutes from, minutes
+  to)`; segments are also cut at workday starts. The totals and days then hold the overtime
+  pay codes: each minute once.
+- `weeks` gives each workweek's regular, overtime and double-time minutes in the window, and
+  `overtime_starts_at` when weekly or period overtime starts given the work so far and the
+  shifts to come (only for a window holding `now`).
+
+Without rules nothing of this applies and the sheet is computed exactly as before.
+
 Ids are opaque here: `UUID`s or their text, as the caller holds them. They are only compared,
 hashed, ordered by their text and written into pay segment ids, so either gives the same sheet
 (the team timesheets pass text, which spares turning every id into a `UUID` and back).
@@ -292,8 +314,8 @@ class Timesheet:
 
 @dataclass(frozen=True)
 class WeekHours:
-    """A workweek's paid whole minutes inside the window: regular (paid breaks and counted pay
-    codes included), overtime (multiplier below 2) and double time (2 or more)."""
+    """A workweek's paid whole minutes inside the window: regular (counted pay codes included),
+    overtime (multiplier below 2) and double time (2 or more)."""
 
     start: datetime
     regular_minutes: int
@@ -718,6 +740,11 @@ def _ruled_sessions(sessions: Sequence[tuple[_Session, ScheduledShift | None, da
         shift_id = shift.id if shift is not None else None
         pay_code = (shift.pay_code_id if shift is not None else None) or data.default_pay_code_id
         counting = rule.counting_pay_codes if rule is not None else frozenset()
+        if end <= window.start:  # context only: its paid time counts, its details do not
+            counts_as: rules_.Counts = "counted" if pay_code in counting else "worked"
+            work.extend(WorkPiece(a, b, counts_as, override, None)
+                        for a, b in _context_paid(session, shift, begin, end, rule))
+            continue
         for first, last, kind, role in _raw_pieces(session, shift, end, data, begin, rule):
             index = len(sources)
             sources.append(_Source(kind, role, shift_id, pay_code, session.clock_in.id,
@@ -725,10 +752,35 @@ def _ruled_sessions(sessions: Sequence[tuple[_Session, ScheduledShift | None, da
             if kind == "unpaid_break":
                 unpaid.append((first, last, index))
                 continue
-            counts: rules_.Counts = ("counted" if kind == "paid_break" or pay_code in counting
-                                     else "worked")
+            counts: rules_.Counts = "counted" if pay_code in counting else "worked"
             work.append(WorkPiece(first, last, counts, override, index))
     return work, sources, unpaid, rounded
+
+
+def _context_paid(session: _Session, shift: ScheduledShift | None, begin: datetime,
+                  end: datetime, rule: WorkRule | None) -> list[tuple[datetime, datetime]]:
+    """The paid time of a session before the window, as `_raw_pieces` would pay it (worked
+    time and paid breaks alike: both are hours worked)."""
+    span = iv.make(begin, end)
+    if span is None:
+        return []
+    punched = list(session.breaks)
+    if rule is not None:
+        shortest = timedelta(minutes=rule.min_unpaid_break_minutes)
+        punched = [b for b in punched if b.end - b.start >= shortest]
+    if session.break_start is not None and session.break_start < end:
+        punched.append(Interval(session.break_start, end))
+    breaks = iv.clip(punched, span)
+    paid = [s.span for s in shift.segments if s.type == "paid_break"] if shift else []
+    unpaid = iv.subtract(breaks, paid) if paid else breaks
+    if rule is not None:
+        meal = rules_.meal_deduction(span.start, span.end,
+                                     [(b.start, b.end) for b in breaks], rule)
+        if meal is not None and meal[0] < meal[1]:
+            unpaid = iv.merge([*unpaid, Interval(*meal)])
+    if not unpaid:
+        return [(span.start, span.end)]
+    return [(i.start, i.end) for i in iv.subtract([span], unpaid)]
 
 
 def _ruled_pay_segments(classified: Sequence[ClassifiedPiece], sources: Sequence[_Source],
@@ -738,14 +790,19 @@ def _ruled_pay_segments(classified: Sequence[ClassifiedPiece], sources: Sequence
     """`_pay_segments` for classified pieces: overtime pieces are paid under their rule's pay
     code and carry the rule and basis; segments are also cut at workday starts."""
     cuts = sorted({*midnights, *(b for t in data.timecards for b in (t.start, t.end))})
+    # The local day of an instant in the window: the one after the midnights before it; its
+    # timecard: the same between two cuts (timecard bounds are cuts), so found once per gap.
+    first_day = window.start.astimezone(data.zone).date()
+    local_days = [first_day + timedelta(days=n) for n in range(len(midnights) + 1)]
+    cards: dict[int, Id | None] = {}
     items: list[tuple[datetime, datetime, int, ClassifiedPiece | None]] = [
-        (c.start, c.end, c.key, c) for c in classified if isinstance(c.key, int)]
-    items.extend((a, b, index, None) for a, b, index in unpaid)
+        (c.start, c.end, c.key, c) for c in classified
+        if c.end > window.start and c.start < window.end and isinstance(c.key, int)]
+    items.extend((a, b, index, None) for a, b, index in unpaid
+                 if b > window.start and a < window.end)
     pieces: list[_RulePiece] = []
     for first, last, index, paid in items:
         first, last = max(first, window.start), min(last, window.end)
-        if last <= first:
-            continue
         source = sources[index]
         if paid is not None and paid.rule_id is not None and paid.pay_code_id is not None:
             codes: tuple[Id, ...] = (paid.pay_code_id,)
@@ -755,18 +812,24 @@ def _ruled_pay_segments(classified: Sequence[ClassifiedPiece], sources: Sequence
                      and source.type != "unpaid_break" else ())
             overtime = ()
         workday = paid.workday if paid is not None else None
-        inside = cuts[bisect_right(cuts, first):bisect_left(cuts, last)]
-        for start, stop in pairwise([first, *inside, last]):
+        gap = bisect_right(cuts, first)
+        inside = cuts[gap:bisect_left(cuts, last)]
+        for offset_gap, (start, stop) in enumerate(pairwise([first, *inside, last]), gap):
             basis = None
             if overtime and paid is not None and paid.basis_kind is not None:
                 offset = _seconds(paid.start, start)
                 basis = (paid.basis_kind, paid.basis_from_seconds + offset,
                          paid.basis_from_seconds + offset + _seconds(start, stop))
-            card = _timecard_at(start, data.timecards)
+            if offset_gap in cards:
+                card_id = cards[offset_gap]
+            else:
+                card = _timecard_at(start, data.timecards)
+                card_id = cards[offset_gap] = card.id if card is not None else None
             pieces.append(_RulePiece(
                 start, stop, source.type, source.role_id, source.shift_id,
-                card.id if card is not None else source.card, codes,
-                start.astimezone(data.zone).date(), source.session, overtime, workday, basis))
+                card_id if card_id is not None else source.card, codes,
+                local_days[bisect_right(midnights, start)], source.session, overtime, workday,
+                basis))
     pieces.sort(key=lambda p: p.start)
     joined: list[_RulePiece] = []
     for piece in pieces:
