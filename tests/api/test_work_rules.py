@@ -193,6 +193,8 @@ def test_create_work_rule_refusals(fresh_api):
              ({"overtimeRuleIds": [period["id"]]}, "/periodAnchor"),
              ({"overtimeRuleIds": [period["id"]], "periodAnchor": "2031-01-12"},
               "/effectiveFrom"),
+             ({"overtimeRuleIds": [period["id"]], "periodAnchor": "2031-01-06"},
+              "/periodAnchor"),
              ({"periodAnchor": "0001-01-01"}, "/periodAnchor")]
     for fields, path in cases:
         body = _problem(fresh_api.post(RULES, json={**base, **fields}), 400, "validation")
