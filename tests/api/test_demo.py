@@ -374,3 +374,15 @@ def test_load_demo_on_postgresql_respects_the_no_overlap_constraint():
         if database is not None:
             database.dispose()
         _pg_execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def test_load_demo_gives_every_team_a_work_rule_with_overtime(session):
+    teams = session.scalars(select(m.Team)).all()
+    assert all(t.work_rule_id is not None for t in teams)
+    rules = {t.name: t.work_rule_id for t in teams}
+    assert rules["Intensive Care"] != rules["Emergency"]
+    versions = {v.work_rule_id: v for v in session.scalars(select(m.WorkRuleVersion))}
+    assert {o["kind"] for o in versions[rules["Intensive Care"]].overtime} == {"daily", "period"}
+    assert versions[rules["Intensive Care"]].period_anchor is not None
+    assert [o["kind"] for o in versions[rules["Emergency"]].overtime] == ["weekly"]
+    assert session.scalar(select(m.PayCode).where(m.PayCode.shorthand_name == "DT")).value == 2.0

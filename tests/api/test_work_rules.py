@@ -193,6 +193,8 @@ def test_create_work_rule_refusals(fresh_api):
              ({"overtimeRuleIds": [period["id"]]}, "/periodAnchor"),
              ({"overtimeRuleIds": [period["id"]], "periodAnchor": "2031-01-12"},
               "/effectiveFrom"),
+             ({"overtimeRuleIds": [period["id"]], "periodAnchor": "2031-01-06"},
+              "/periodAnchor"),
              ({"periodAnchor": "0001-01-01"}, "/periodAnchor")]
     for fields, path in cases:
         body = _problem(fresh_api.post(RULES, json={**base, **fields}), 400, "validation")
@@ -444,3 +446,15 @@ def test_rule_versions_by_id_and_team_ids_in_one_query_each(fresh_api, world):
     with fresh_api.db.unit_of_work() as session:
         ids = session.scalars(select(m.WorkRuleVersion.id)).all()
     assert len(ids) == 2
+
+
+def test_list_work_rules_reads_versions_without_a_query_per_rule(fresh_api):
+    def count() -> int:
+        with fresh_api.count_queries() as statements:
+            assert fresh_api.get(RULES, user=PROVIDER).status_code == 200
+        return len(statements)
+
+    one = count()
+    for name in ("B", "C", "D"):
+        _rule(fresh_api, name=name)
+    assert count() == one

@@ -622,6 +622,12 @@ def _check_draft(session: Session, draft: _Draft) -> None:
         errors.append(FieldError(path="/periodAnchor",
                                  message="a period overtime rule needs the first day of one of "
                                          "its 14-day periods"))
+    if "period" in kinds and draft.period_anchor is not None and \
+            draft.period_anchor.weekday() != draft.week_start_day:
+        errors.append(FieldError(
+            path="/periodAnchor",
+            message=f"must fall on the workweek's first day (a {WEEKDAYS[draft.week_start_day]}"
+                    " under this rule), so that periods hold whole workweeks"))
     if draft.effective_from.weekday() != draft.week_start_day:
         ahead = (draft.week_start_day - draft.effective_from.weekday()) % 7
         errors.append(FieldError(
