@@ -10,7 +10,7 @@ through the work rule endpoints:
 | Mon-Wed  | 10 h   | 8 h     | 2 h each (daily)     |             |
 | Thu      | 13 h   | 8 h     | 4 h (daily 8-12)     | 1 h (>12)   |
 | Fri      | 10 h   | 8 h     | 2 h (daily)          |             |
-| Sat      | 4 h    |         | 4 h (weekly, 40-44)  |             |
+| Sat      | 4 h    |         | 4 h (weekly: 40 reg.)|             |
 
 67 hours: 40 regular, 16 overtime, 1 double time; daily overtime does not count toward the 40
 (California Labor Code 510; nothing is paid twice). A version of the rule from Sunday 12 April
@@ -138,14 +138,15 @@ def test_a_california_week_pays_daily_overtime_double_time_and_weekly_overtime_o
                                "overtimeMinutes": 960, "doubleTimeMinutes": 60}]
     overtime = [s for s in sheet["paySegments"] if s.get("overtime")]
     # Every overtime segment names its rule and why: Thursday's 13th hour is double time (the
-    # day's hours 12-13), Saturday's four hours are hours 40-44 of the week's regular time.
+    # day's hours 12-13); Saturday's four hours are the week's hours 53-57, paid as weekly
+    # overtime because its regular hours had reached 40 (the basis counts all the week's time).
     thursday_dt = [s for s in overtime if s["payCodes"] == [DT]]
     assert [(s["startDate"], s["endDate"], s["overtimeBasis"]) for s in thursday_dt] == [
         ("2026-04-09T23:00:00+0000", "2026-04-10T00:00:00+0000",
          {"kind": "daily", "fromMinutes": 720, "toMinutes": 780})]
     saturday = [s for s in overtime if s["startDate"].startswith("2026-04-11")]
     assert [(s["payCodes"], s["overtimeBasis"]) for s in saturday] == [
-        ([OT], {"kind": "weekly", "fromMinutes": 2400, "toMinutes": 2640})]
+        ([OT], {"kind": "weekly", "fromMinutes": 3180, "toMinutes": 3420})]
     assert all(s["overtimeBasis"]["kind"] == "daily" for s in overtime
                if s not in saturday)
     regular = [s for s in sheet["paySegments"] if not s.get("overtime")]
