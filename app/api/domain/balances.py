@@ -15,7 +15,7 @@ Accrual (`accrue`), walked day by day from the settings' `start_date` up to the 
 `through` day:
 - Periods: `pay_period` (14 days from `period_anchor`), `monthly` (from the 1st), `yearly` (from
   the carry-over date). A period `[start, end)` accrues on its `end` day, once it has ended:
-  `per_period` grants `rate` units; `per_hour_worked` grants `rate` × hours worked in the
+  `per_period` grants `rate` units; `per_hour_worked` grants `rate` times the hours worked in the
   period (worked seconds are exact). A `per_period` accrual is due only for a period that begins
   on or after the hire date (no proration). `up_front` grants `rate` on each year's start (the
   carry-over date).
@@ -325,9 +325,8 @@ def accrue(settings: AccrualSettings, *, policy: str, provider: str, hire_date: 
             continue
         if settings.method == "per_hour_worked":
             amount = settings.rate * worked_hours(worked_seconds or {}, start, day)
-        elif settings.method == "per_period" and hire_date is not None and start < hire_date:
-            amount = Fraction(0)
-        elif settings.method == "up_front" and hire_date is not None and day < hire_date:
+        elif hire_date is not None and (start if settings.method == "per_period"
+                                        else day) < hire_date:
             amount = Fraction(0)
         else:
             amount = settings.rate
