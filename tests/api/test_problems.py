@@ -53,6 +53,7 @@ ADDRESSED = {
     "appointmentId": m.Appointment, "appointmentTypeId": m.AppointmentType,
     "labelId": m.Label, "permissionId": m.Permission, "shiftId": m.Shift,
     "requestId": m.TimeOffRequest, "punchId": m.TimecardPunch,
+    "policyId": m.TimeOffPolicy,
 }
 """The objects the path parameters of body endpoints name."""
 

@@ -22,6 +22,7 @@ MODULES = (
     "reports",
     "forecasting",
     "permissions",
+    "balances",
 )
 
 
