@@ -73,6 +73,8 @@ from app.contract.problems import FieldError, ProblemCode
 ZERO = Fraction(0)
 locate_upload = locator(TimeOffBalanceUpload, "balance-reset-upload")
 locate_policy = locator(TimeOffPolicy, "time-off-policy")
+KIND_ORDER = {"reset": 0, "carry_over": 1, "forfeit": 2, "expiry": 3, "accrual": 4}
+"""How entries of one day and one run follow each other."""
 RESET_COLUMNS = ("providerId", "importedId", "policyId", "balance", "effectiveDate")
 
 
@@ -341,8 +343,10 @@ def read_balances(session: Session, *, actor: Actor, query: BalancesQuery, today
         .where(TimeOffLedgerEntry.provider_id == provider.id,
                TimeOffLedgerEntry.policy_id.in_(policy_ids),
                TimeOffLedgerEntry.effective_date <= as_of)
-        .order_by(TimeOffLedgerEntry.effective_date.desc(), TimeOffLedgerEntry.created_at.desc(),
-                  TimeOffLedgerEntry.id))) if policy_ids else []
+        )) if policy_ids else []
+    # Newest first; within a day and a run, in the order the domain applies them.
+    rows.sort(key=lambda r: (r.effective_date, r.created_at, KIND_ORDER.get(r.kind, 9),
+                             str(r.id)), reverse=True)
     pending = list(session.scalars(select(TimeOffRequest).where(
         TimeOffRequest.provider_id == provider.id, TimeOffRequest.status == "pending",
         TimeOffRequest.policy_id.in_(policy_ids)))) if policy_ids else []
