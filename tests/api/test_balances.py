@@ -96,6 +96,18 @@ def test_set_accrual_stores_exact_settings_and_the_policy_answers_them(fresh_api
     assert fresh_api.get(ACCRUAL, user=PROVIDER).get_json() == body
 
 
+def test_policy_reads_embed_the_accrual_settings_once_set(fresh_api):
+    assert "accrual" not in fresh_api.get(f"/v1/time-off/policies/{PTO}").get_json()
+
+    settings = _configure(fresh_api, annualUseLimit="80")
+
+    assert fresh_api.get(f"/v1/time-off/policies/{PTO}").get_json()["accrual"] == settings
+    listed = fresh_api.get("/v1/time-off/policies", user=PROVIDER).get_json()["items"]
+    assert [p.get("accrual") for p in listed if p["id"] == PTO] == [settings]
+    request = fresh_api.get(f"{REQUESTS}/{uid('tor:pending')}", user=PROVIDER).get_json()
+    assert request["policy"]["accrual"]["annualUseLimit"] == "80"
+
+
 def test_set_accrual_lists_every_bad_amount(fresh_api):
     response = fresh_api.put(ACCRUAL, json={**MONTHLY, "rate": "1/0", "balanceCap": "-3",
                                             "negativeFloor": "4", "annualUseLimit": "abc"})

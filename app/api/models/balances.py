@@ -13,10 +13,11 @@ from datetime import date, datetime
 from typing import Any
 
 from sqlalchemy import BigInteger, CheckConstraint, Date, ForeignKey, Index, String
-from sqlalchemy.orm import Mapped, mapped_column
+from sqlalchemy.orm import Mapped, backref, mapped_column, relationship
 
 from app.api.db import Base, JsonType, UtcDateTime, new_id
 from app.api.models.common import one_of, utcnow
+from app.api.models.time_off import TimeOffPolicy
 
 ACCRUAL_METHODS = ("per_hour_worked", "per_period", "up_front")
 ACCRUAL_PERIODS = ("pay_period", "monthly", "yearly")
@@ -61,6 +62,10 @@ class TimeOffAccrualSettings(Base):
     updated_at: Mapped[datetime] = mapped_column(UtcDateTime, default=utcnow)
     updated_by_id: Mapped[uuid.UUID | None] = mapped_column(
         ForeignKey("users.id", ondelete="SET NULL"))
+
+    # Joined into every policy load (no statement more), so a policy read shows its settings.
+    policy: Mapped[TimeOffPolicy] = relationship(
+        backref=backref("accrual_settings", uselist=False, lazy="joined"))
 
 
 class TimeOffLedgerEntry(Base):

@@ -39,6 +39,7 @@ from app.api.problems import ProblemError, negative_range, not_found, validation
 from app.api.services import balances, locator, sign_offs
 from app.api.services.shifts import check_window
 from app.api.subjects import TIME_OFF_POLICY, TIME_OFF_REQUEST
+from app.contract.balances import AccrualSettingsRead
 from app.contract.common import format_timestamp
 from app.contract.pay_codes import PayCodeRead
 from app.contract.problems import FieldError, ProblemCode
@@ -112,7 +113,14 @@ def policy_read(policy: TimeOffPolicy) -> TimeOffPolicyRead:
         pay_code_id=policy.pay_code_id,
         pay_code=PayCodeRead.model_validate(policy.pay_code) if policy.pay_code else None,
         properties=policy.properties or None,  # left out when empty (see TimeOffPolicyRead)
+        accrual=_accrual(policy),
     )
+
+
+def _accrual(policy: TimeOffPolicy) -> AccrualSettingsRead | None:
+    """The policy's accrual settings (joined into every policy load), or None."""
+    settings = getattr(policy, "accrual_settings", None)
+    return balances.accrual_read(policy, settings) if settings is not None else None
 
 
 # Requests ---------------------------------------------------------------------------------------
