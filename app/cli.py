@@ -1,4 +1,5 @@
-"""The `shiftdesk` command: init, serve, token, worker, maintenance, accrue. Options are a stable interface.
+"""The `shiftdesk` command: init, serve, token, worker, maintenance, accrue. Options are a stable
+interface.
 
 Reads settings once (`Settings.from_env`) and hands them down; prints only what each command
 promises (`token` prints the token alone on stdout).
