@@ -268,6 +268,30 @@ def worked_hours(worked_seconds: Mapping[date, int], start: date, end: date) -> 
     return Fraction(sum(s for d, s in worked_seconds.items() if start <= d < end), 3600)
 
 
+def _events(settings: AccrualSettings, through: date) -> list[tuple[date, int, date]]:
+    """The accrual run's events up to `through`: (day, 0 carry-over | 1 accrual, period
+    start), carry-over first on a day."""
+    events: list[tuple[date, int, date]] = []
+    if settings.carry_over_max is not None:
+        events.extend((day, 0, day) for day in year_starts(settings, through))
+    if settings.method == "up_front":
+        grants = [settings.start_date, *year_starts(settings, through)]
+        events.extend((day, 1, day) for day in grants if day <= through)
+    else:
+        events.extend((end, 1, start) for start, end in periods(settings, through))
+    events.sort()
+    return events
+
+
+def due_keys(settings: AccrualSettings, *, policy: str, provider: str, through: date
+             ) -> set[str]:
+    """The source keys of every carry-over and accrual due up to `through`: a provider whose
+    ledger holds them all has nothing to accrue."""
+    return {_carry_keys(policy, provider, day)[0] if order == 0
+            else accrual_key(policy, provider, start)
+            for day, order, start in _events(settings, through)}
+
+
 def accrue(settings: AccrualSettings, *, policy: str, provider: str, hire_date: date | None,
            ledger: Sequence[Entry], through: date,
            worked_seconds: Mapping[date, int] | None = None) -> list[Entry]:
@@ -278,16 +302,11 @@ def accrue(settings: AccrualSettings, *, policy: str, provider: str, hire_date: 
     forfeit before the same day's accrual.
     """
     known = {e.source_key for e in ledger}
-    # Events: (day, order, key parts); carry-over (0) runs before the same day's accrual (1).
-    events: list[tuple[date, int, date]] = []
-    if settings.carry_over_max is not None:
-        events.extend((day, 0, day) for day in year_starts(settings, through))
-    if settings.method == "up_front":
-        grants = [settings.start_date, *year_starts(settings, through)]
-        events.extend((day, 1, day) for day in grants if day <= through)
-    else:
-        events.extend((end, 1, start) for start, end in periods(settings, through))
-    events.sort()
+    events = _events(settings, through)
+    if all((_carry_keys(policy, provider, day)[0] if order == 0
+            else accrual_key(policy, provider, start)) in known
+           for day, order, start in events):
+        return []  # everything due is posted: a re-run costs no arithmetic
     existing = sorted(ledger, key=lambda e: e.effective_date)
     accrued_by_year: dict[date, Fraction] = {}
     for entry in existing:

@@ -235,12 +235,32 @@ def _entries(session: Session, provider_ids: Sequence[uuid.UUID], policy_id: uui
     """Every provider's whole ledger in a policy (read fresh, never from the identity map)."""
     ledgers: dict[uuid.UUID, list[Entry]] = defaultdict(list)
     table = TimeOffLedgerEntry.__table__
+    # Only what the arithmetic reads: converting every id column costs more than the sums.
+    columns = [table.c[name] for name in (
+        "provider_id", "kind", "effective_date", "amount_numerator", "amount_denominator",
+        "target_numerator", "target_denominator", "source_key")]
     for start in range(0, len(provider_ids), 500):
         chunk = list(provider_ids[start:start + 500])
-        for row in session.execute(select(table).where(
+        for row in session.execute(select(*columns).where(
                 table.c.policy_id == policy_id, table.c.provider_id.in_(chunk))):
             ledgers[row.provider_id].append(_entry(row))
     return ledgers
+
+
+def _posted_keys(session: Session, provider_ids: Sequence[uuid.UUID], policy_id: uuid.UUID
+                 ) -> dict[uuid.UUID, set[str]]:
+    """The source keys of the accruals and carry-overs already posted, by provider."""
+    keys: dict[uuid.UUID, set[str]] = defaultdict(set)
+    table = TimeOffLedgerEntry.__table__
+    for start in range(0, len(provider_ids), 500):
+        chunk = list(provider_ids[start:start + 500])
+        for provider_id, key in session.execute(select(table.c.provider_id, table.c.source_key)
+                                                .where(table.c.policy_id == policy_id,
+                                                       table.c.kind.in_(("accrual",
+                                                                         "carry_over")),
+                                                       table.c.provider_id.in_(chunk))):
+            keys[provider_id].add(key)
+    return keys
 
 
 def _insert_entries(session: Session, rows: list[dict[str, Any]]) -> None:
@@ -435,6 +455,11 @@ def run_accruals(session: Session, *, actor_id: uuid.UUID | None, through: date,
                                   time_off_policy_members.c.provider_id == Provider.id)
             .where(time_off_policy_members.c.policy_id == policy.id).order_by(Provider.id)))
         providers_seen.update(p.id for p in members)
+        # Only providers missing an entry due are read whole (a re-run reads keys alone).
+        posted = _posted_keys(session, [p.id for p in members], policy.id)
+        members = [p for p in members if not rules.due_keys(
+            config, policy=str(policy.id), provider=str(p.id), through=through,
+        ) <= posted.get(p.id, set())]
         ledgers = _entries(session, [p.id for p in members], policy.id)
         worked: dict[uuid.UUID, dict[date, int]] = {}
         if config.method == "per_hour_worked" and members:
