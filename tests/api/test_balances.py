@@ -191,6 +191,7 @@ def test_accrual_run_needs_manage_on_policies_and_valid_input(fresh_api):
     _problem(fresh_api.post(ACCRUALS, user=MANAGER, json={"through": "2026-04-01"}), 403,
              "unauthorized")
     _problem(fresh_api.post(ACCRUALS, json={"through": "9999-01-01"}), 400, "validation")
+    _problem(fresh_api.post(ACCRUALS, json={"through": "2999-12-31"}), 400, "validation")
     _problem(fresh_api.post(ACCRUALS, json={"through": "2026-04-01", "policyId": SICK}), 400,
              "validation")
     _problem(fresh_api.post(ACCRUALS, json={"through": "2026-04-01",

@@ -428,15 +428,24 @@ def _first_unposted(config: AccrualSettings, members: Sequence[Provider],
     return min(firsts)
 
 
+MAX_DAYS_AHEAD = 366
+"""How far past today an accrual run may post: periods are credited once they end, and a year
+ahead is as far as a plan needs."""
+
+
 def run_accruals(session: Session, *, actor_id: uuid.UUID | None, through: date,
                  policy_id: uuid.UUID | None, zone: ZoneInfo, now: datetime,
                  grace_minutes: int) -> AccrualRunResult:
     """Append every entry due up to `through` for the members of each policy with accrual
     settings (or of one policy); idempotent.
 
-    Raises `time-off-policy-not-found` (a named policy) and `validation` (a named policy without
-    accrual settings).
+    Raises `validation` (`through` more than `MAX_DAYS_AHEAD` days after today; a named policy
+    without accrual settings) and `time-off-policy-not-found` (a named policy).
     """
+    latest = now.astimezone(zone).date() + timedelta(days=MAX_DAYS_AHEAD)
+    if through > latest:
+        raise validation("/through", f"accruals may be posted up to {latest.isoformat()} "
+                                     f"({MAX_DAYS_AHEAD} days from today) at most")
     statement = select(TimeOffPolicy, TimeOffAccrualSettings).join(
         TimeOffAccrualSettings, TimeOffAccrualSettings.policy_id == TimeOffPolicy.id)
     if policy_id is not None:
