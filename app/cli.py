@@ -1,4 +1,5 @@
-"""The `shiftdesk` command: init, serve, token, worker, maintenance. Options are a stable interface.
+"""The `shiftdesk` command: init, serve, token, worker, maintenance, accrue. Options are a stable
+interface.
 
 Reads settings once (`Settings.from_env`) and hands them down; prints only what each command
 promises (`token` prints the token alone on stdout).
@@ -171,6 +172,37 @@ def maintenance(state: str) -> None:
         database.dispose()
     forced = " (forced by SHIFTDESK_MAINTENANCE_MODE)" if settings.maintenance_mode else ""
     click.echo("on" + forced if stored or settings.maintenance_mode else "off")
+
+
+@main.command()
+@click.option("--through", type=click.DateTime(formats=["%Y-%m-%d"]), default=None,
+              help="Post what is due up to this day (YYYY-MM-DD; default: today, site zone).")
+@click.option("--policy", "policy_id", type=click.UUID, default=None,
+              help="Only this policy (default: every policy with accrual settings).")
+def accrue(through: Any, policy_id: Any) -> None:
+    """Post the time-off accruals due (idempotent, as POST /v1/time-off/accruals); print them."""
+    from datetime import UTC, datetime
+
+    from app.api.db import Database
+    from app.api.problems import ProblemError
+    from app.api.services.balances import run_accruals
+
+    settings = Settings.from_env()
+    now = datetime.now(UTC)
+    day = through.date() if through is not None else now.astimezone(settings.zone).date()
+    database = Database(settings.database_url)
+    try:
+        with database.unit_of_work(write=True) as session:
+            result = run_accruals(session, actor_id=None, through=day, policy_id=policy_id,
+                                  zone=settings.zone, now=now,
+                                  grace_minutes=settings.grace_minutes)
+    except ProblemError as problem:
+        click.echo(problem.detail, err=True)
+        sys.exit(1)
+    finally:
+        database.dispose()
+    click.echo(f"Accrued through {result.through.isoformat()}: {result.entries} entries for "
+               f"{result.providers} providers in {result.policies} policies.")
 
 
 def _ensure_sqlite_folder(settings: Settings) -> None:

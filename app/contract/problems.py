@@ -139,6 +139,20 @@ REGISTRY: dict[str, CodeInfo] = {
         409, "Work rule override conflicts with the team's rule", {"differs": "string[]"},
         extension=True
     ),
+    "insufficient-balance": CodeInfo(
+        409, "Time-off balance too low",
+        {"policyId": "string", "needed": "string", "available": "string", "unit": "string"},
+        extension=True
+    ),
+    "annual-use-limit-reached": CodeInfo(
+        409, "Annual time-off use limit reached",
+        {"policyId": "string", "needed": "string", "available": "string", "unit": "string"},
+        extension=True
+    ),
+    "waiting-period": CodeInfo(
+        409, "Inside the policy's waiting period", {"policyId": "string", "eligibleFrom": "string"},
+        extension=True
+    ),
     # 429 / 500 / 503
     "rate-limited": CodeInfo(429, "Too many requests", {"retryAfter": "integer"}, True),
     "internal-error": CodeInfo(500, "Internal error", extension=True),

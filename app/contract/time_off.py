@@ -17,6 +17,7 @@ from pydantic import (
     model_serializer,
 )
 
+from app.contract.balances import AccrualSettingsRead
 from app.contract.common import (
     EXTENSION,
     ApiModel,
@@ -78,6 +79,10 @@ class TimeOffPolicyRead(ApiModel):
     properties: dict[str, Any] | None = Field(
         default=None, exclude_if=is_absent, description="Policy settings; contents unspecified."
     )
+    accrual: AccrualSettingsRead | None = Field(
+        default=None, exclude_if=is_absent, json_schema_extra=EXTENSION,
+        description="How the policy accrues and what it lets a provider use; left out when it "
+        "keeps no balance (extension; set with PUT …/policies/{policyId}/accrual).")
 
 
 class TimeOffPolicyPage(Page[TimeOffPolicyRead]):

@@ -55,6 +55,7 @@ ADDRESSED = {
     "requestId": m.TimeOffRequest, "punchId": m.TimecardPunch,
     "overtimeRuleId": m.OvertimeRule, "roundingRuleId": m.RoundingRule,
     "workRuleId": m.WorkRule, "teamId": m.Team,
+    "policyId": m.TimeOffPolicy,
 }
 """The objects the path parameters of body endpoints name."""
 

@@ -7,7 +7,8 @@ Prints, each next to its target:
 - the time to compute a two-week timesheet for a whole team of 500 providers (target < 1 s),
   the median of several runs, and the first run apart;
 - the payroll export's time for 500 providers over two weeks: the `payroll` report run as the
-  worker runs it (built, rendered and stored), the median of several runs and its row count.
+  worker runs it (built, rendered and stored), the median of several runs and its row count;
+- the time to accrue a year of time off for 2,000 providers (`tests/bench/balances.py`).
 Every loop is bounded in count and time and talks only to 127.0.0.1.
 """
 
@@ -280,7 +281,9 @@ def main() -> None:
     parser.add_argument("--team-size", type=int, default=500)
     parser.add_argument("--timesheet-runs", type=int, default=5)
     parser.add_argument("--payroll-runs", type=int, default=3)
-    parser.add_argument("--only", choices=["throughput", "slots", "timesheet", "payroll"],
+    parser.add_argument("--balance-providers", type=int, default=2000)
+    parser.add_argument("--only", choices=["throughput", "slots", "timesheet", "payroll",
+                                           "balances"],
                         action="append",
                         help="run only these benchmarks (repeatable); default: all")
     parser.add_argument("--workdir", type=Path, default=None,
@@ -296,7 +299,7 @@ def main() -> None:
             subprocess.run([sys.executable, "-m", "app", "init", "--scale", str(args.scale)],
                            env=env, check=True, cwd=ROOT, stderr=subprocess.DEVNULL)
             print(f"init --scale {args.scale}: {time.perf_counter() - began:.1f} s")
-        only = set(args.only or ["throughput", "slots", "timesheet", "payroll"])
+        only = set(args.only or ["throughput", "slots", "timesheet", "payroll", "balances"])
         if "throughput" in only:
             bench_throughput(env, args.seconds)
         if "slots" in only:
@@ -305,6 +308,10 @@ def main() -> None:
             bench_timesheet(env, args.team_size, args.timesheet_runs)
         if "payroll" in only:
             bench_payroll(env, args.team_size, args.payroll_runs)
+        if "balances" in only:
+            from tests.bench.balances import bench_balances
+
+            bench_balances(env, args.balance_providers)
 
 
 if __name__ == "__main__":

@@ -1,5 +1,7 @@
-"""The demo's time off: policies and their members, and requests in every state, whose
-approvals apply their conflict resolution to the planned shifts.
+"""The demo's time off: policies and their members, requests in every state, whose
+approvals apply their conflict resolution to the planned shifts, and balances: accrual settings
+on paid time off and sick leave and a year of ledger (accruals, carry-over, usage of approved
+requests) for their members.
 """
 
 from __future__ import annotations
@@ -7,11 +9,13 @@ from __future__ import annotations
 import uuid
 from collections import defaultdict
 from datetime import UTC, datetime, time, timedelta
+from fractions import Fraction
 
 from app.api import models as m
 from app.api.demo.bulk import Row
 from app.api.demo.schedule import open_copy
 from app.api.demo.state import FIRST_DAY, LAST_DAY, Demo, Person, demo_id, stamp
+from app.api.domain import balances as ledger
 
 # key, type, name, description, accrual unit, pay code, who belongs, weight of requests
 POLICIES: list[tuple[str, str, str, str | None, str, str | None, str, int]] = [
@@ -28,6 +32,16 @@ POLICIES: list[tuple[str, str, str, str | None, str, str | None, str, int]] = [
     ("education", "learning-and-development", "Continuing education",
      "Conferences and certification courses.", "hours", "REG", "clinicians", 5),
 ]
+# key, who belongs, accrual settings (columns of time_off_accrual_settings, start date aside)
+ACCRUALS: list[tuple[str, str, dict[str, object]]] = [
+    ("pto", "employees", {"method": "per_period", "rate": "4.6", "period": "pay_period",
+                          "balance_cap": "200", "carry_over_max": "80", "allow_negative": True,
+                          "negative_floor": "-16", "annual_use_limit": None}),
+    ("sick", "employees", {"method": "up_front", "rate": "40", "period": "yearly",
+                           "balance_cap": "80", "carry_over_max": "40", "allow_negative": True,
+                           "negative_floor": "-24", "annual_use_limit": "80"}),
+]
+"""Policies that keep a balance in the demo, accruing from a year before the load."""
 REQUEST_STATUSES = [
     "pending_sync", "sync_failed", "approved", "pending", "rejected", "approved", "cancelled",
     "pending", "approved", "rejected", "approved", "pending",
@@ -187,3 +201,59 @@ def write_time_off(demo: Demo, requests: list[Row]) -> None:
     demo.insert(m.TimeOffRequest, requests, "requests")
     demo.insert(m.TimeOffDay, days)
     demo.counts.update(f"request:{r['status']}" for r in requests)
+    write_balances(demo, requests)
+
+
+def write_balances(demo: Demo, requests: list[Row]) -> None:
+    """Accrual settings on the demo's PTO and sick leave, a year of accruals (and carry-over)
+    for their members, and the usage of their approved requests (debited when decided)."""
+    start = demo.today - timedelta(days=364)
+    settings_rows: list[Row] = []
+    entries: list[Row] = []
+    for key, who, columns in ACCRUALS:
+        policy_id = demo_id(f"policy:{key}")
+        settings_rows.append({
+            "policy_id": policy_id, "start_date": start, "period_anchor": None,
+            "annual_accrual_cap": None, "carry_over_month": 1, "carry_over_day": 1,
+            "waiting_period_days": 0, "debit_on": "approval", "updated_at": demo.founded,
+            "updated_by_id": None, **columns})
+        config = ledger.AccrualSettings(
+            method=columns["method"],  # type: ignore[arg-type]  # a method, as written above
+            rate=ledger.parse_amount(str(columns["rate"])), start_date=start,
+            period=columns["period"],  # type: ignore[arg-type]  # a period, as written above
+            balance_cap=ledger.parse_amount(str(columns["balance_cap"])),
+            carry_over_max=ledger.parse_amount(str(columns["carry_over_max"])))
+        used: dict[uuid.UUID, list[ledger.Entry]] = defaultdict(list)
+        for request in requests:
+            if request["policy_id"] == policy_id and request["status"] == "approved":
+                day = (request["decided_at"] or request["created_at"]).astimezone(demo.zone).date()
+                used[request["provider_id"]].append(ledger.Entry(
+                    "usage", day, -Fraction(repr(request["paid_hours"])),
+                    f"usage:{request['id']}"))
+        for person in demo.people:
+            if not is_member(person, who):
+                continue
+            usage = used.get(person.id, [])
+            accrued = ledger.accrue(config, policy=str(policy_id), provider=str(person.id),
+                                    hire_date=None, ledger=usage, through=demo.today)
+            entries.extend(_entry_row(demo, e, person.id, policy_id) for e in accrued)
+            entries.extend(_entry_row(demo, e, person.id, policy_id,
+                                      request_id=uuid.UUID(e.source_key.split(":")[1]))
+                           for e in usage)
+    demo.insert(m.TimeOffAccrualSettings, settings_rows)
+    demo.insert(m.TimeOffLedgerEntry, entries, "ledger entries")
+
+
+def _entry_row(demo: Demo, entry: ledger.Entry, provider: uuid.UUID, policy: uuid.UUID, *,
+               request_id: uuid.UUID | None = None) -> Row:
+    target = entry.target
+    return {
+        "id": demo_id(f"ledger:{entry.source_key}"), "provider_id": provider,
+        "policy_id": policy, "kind": entry.kind, "effective_date": entry.effective_date,
+        "amount_numerator": entry.amount.numerator,
+        "amount_denominator": entry.amount.denominator,
+        "target_numerator": target.numerator if target is not None else None,
+        "target_denominator": target.denominator if target is not None else None,
+        "request_id": request_id, "upload_id": None, "source_key": entry.source_key,
+        "created_at": demo.local_midnight(entry.effective_date), "created_by_id": None,
+    }

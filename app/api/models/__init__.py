@@ -6,6 +6,12 @@ Must not hold queries or business rules.
 
 from app.api.models.appointments import Appointment, AppointmentType
 from app.api.models.authorization import Permission, RbacRole, user_rbac_roles
+from app.api.models.balances import (
+    TimeOffAccrualSettings,
+    TimeOffBalanceLock,
+    TimeOffBalanceUpload,
+    TimeOffLedgerEntry,
+)
 from app.api.models.forecasting import DemandForecastRow
 from app.api.models.identity import (
     IdpSignIn,
@@ -69,7 +75,11 @@ __all__ = [
     "ShiftPayCode",
     "ShiftSegment",
     "Team",
+    "TimeOffAccrualSettings",
+    "TimeOffBalanceLock",
+    "TimeOffBalanceUpload",
     "TimeOffDay",
+    "TimeOffLedgerEntry",
     "TimeOffPolicy",
     "TimeOffRequest",
     "Timecard",

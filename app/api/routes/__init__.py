@@ -24,6 +24,7 @@ MODULES = (
     "permissions",
     "work_rules",
     "pay_preview",
+    "balances",
 )
 
 

@@ -128,7 +128,8 @@ def create_time_off_request(
 
 @endpoint("POST", "/time-off/requests/<request_id>/approve", summary="Approve a time-off request",
           body=TimeOffApprove, response=TimeOffRequestRead,
-          codes=[*_DECISION_CODES, "timesheet-signed-off"],
+          codes=[*_DECISION_CODES, "timesheet-signed-off", "waiting-period",
+                 "annual-use-limit-reached", "insufficient-balance"],
           extension=True, tag=TAG, locate=service.locate_request,
           permits=[("approve", "TimeOffRequest")])
 def approve_time_off_request(

@@ -36,9 +36,10 @@ from app.api.models import (
 )
 from app.api.pagination import Paginator, SortKey
 from app.api.problems import ProblemError, negative_range, not_found, validation
-from app.api.services import locator, sign_offs
+from app.api.services import balances, locator, sign_offs
 from app.api.services.shifts import check_window
 from app.api.subjects import TIME_OFF_POLICY, TIME_OFF_REQUEST
+from app.contract.balances import AccrualSettingsRead
 from app.contract.common import format_timestamp
 from app.contract.pay_codes import PayCodeRead
 from app.contract.problems import FieldError, ProblemCode
@@ -112,7 +113,14 @@ def policy_read(policy: TimeOffPolicy) -> TimeOffPolicyRead:
         pay_code_id=policy.pay_code_id,
         pay_code=PayCodeRead.model_validate(policy.pay_code) if policy.pay_code else None,
         properties=policy.properties or None,  # left out when empty (see TimeOffPolicyRead)
+        accrual=_accrual(policy),
     )
+
+
+def _accrual(policy: TimeOffPolicy) -> AccrualSettingsRead | None:
+    """The policy's accrual settings (joined into every policy load), or None."""
+    settings = getattr(policy, "accrual_settings", None)
+    return balances.accrual_read(policy, settings) if settings is not None else None
 
 
 # Requests ---------------------------------------------------------------------------------------
@@ -430,8 +438,12 @@ def approve_request(session: Session, *, actor: Actor, request_id: uuid.UUID,
     and an open copy has no provider, so nothing signed off changes. Locks the request, then
     the shifts, then the provider's row (the order `sign_offs` documents).
 
+    Under a policy with accrual settings, what the request uses is debited from the provider's
+    balance in the same transaction (`app.api.services.balances.debit_on_approval`).
+
     Raises `time-off-request-not-found`, `unauthorized` (approve TimeOffRequest),
-    `invalid-state-transition` and `timesheet-signed-off` (with `signOffId`).
+    `invalid-state-transition`, `timesheet-signed-off` (with `signOffId`), `waiting-period`,
+    `annual-use-limit-reached` and `insufficient-balance`.
     """
     request = _lock_request(session, request_id)
     actor.require("approve", "TimeOffRequest", TIME_OFF_REQUEST.of(request))
@@ -441,6 +453,10 @@ def approve_request(session: Session, *, actor: Actor, request_id: uuid.UUID,
     if plan.delete or plan.callout:
         sign_offs.refuse_shifts_if_signed_off(
             session, [(s.provider_id, s.start_date, s.end_date) for s in shifts])
+    # Balance (extension): debited, or refused, under the (provider, policy) lock, after the
+    # request's and the shifts' locks.
+    balances.debit_on_approval(session, request=request, actor_id=actor.user_id,
+                               today=now.astimezone(zone).date(), zone=zone, now=now)
     for shift in shifts:
         if plan.open_copy:
             session.add(_open_copy(shift, now))
@@ -493,7 +509,11 @@ def cancel_request(session: Session, *, actor: Actor, request_id: uuid.UUID,
     request = _lock_request(session, request_id)
     fields = TIME_OFF_REQUEST.of(request)
     if actor.can("approve", "TimeOffRequest", fields):
+        was_approved = request.status == "approved"
         request.status = _move(request, "cancel")
+        if was_approved:  # what its approval debited comes back (extension)
+            balances.reverse_usage(session, request=request, actor_id=actor.user_id,
+                                   today=now.date(), now=now)
         request.cancellation_requested_at = None
         request.decided_at = now
     else:
