@@ -5,6 +5,7 @@ Prints, each next to its target:
 - requests per second of GET /v1/shifts and GET /v1/appointments under gunicorn (2 workers)
   next to a bare Flask JSON endpoint on the same gunicorn, as a ratio (target ≥ 0.5);
 - the time to compute a two-week timesheet for a whole team of 500 providers (target < 1 s),
+  without a work rule and under daily, weekly and rounding rules (their ratio: target <= 1.2),
   the median of several runs, and the first run apart;
 - the payroll export's time for 500 providers over two weeks: the `payroll` report run as the
   worker runs it (built, rendered and stored), the median of several runs and its row count;
@@ -91,20 +92,11 @@ def bench_slot_search(env: dict[str, str], runs: int) -> None:
           f"(target p50 < 50 ms); statuses {sorted(statuses)}")
 
 
-def bench_timesheet(env: dict[str, str], team_size: int, runs: int) -> None:
-    """A two-week timesheet for one team of `team_size` providers, through the API in-process:
-    every page of it, `runs` times over (nothing is kept between runs). Prints the median and,
-    apart, the first run, which also pays for the process's first statements and imports.
-    The app is built as a server builds it (`serving_app`), garbage-collector settings included."""
-    os.environ.update(env)
-    from app import serving_app
-    from app.config import Settings
-
-    app = serving_app(Settings.from_env())
-    team_id = _bench_team(app, team_size)
-    headers = {"Authorization": f"Bearer {_token(env, 'admin@example.com')}"}
+def _timesheet_runs(client: Any, headers: dict[str, str], team_id: Any, runs: int
+                    ) -> tuple[list[float], int]:
+    """Every page of the team's two-week timesheet, `runs` times: milliseconds per run and
+    the number of sheets."""
     end = datetime.now(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
-    client = app.test_client()
     samples: list[float] = []
     sheets = 0
     for _ in range(runs):
@@ -119,16 +111,80 @@ def bench_timesheet(env: dict[str, str], team_size: int, runs: int) -> None:
             response = client.get("/v1/timekeeping/timesheet", query_string=params,
                                   headers=headers)
             if response.status_code != 200:
-                print(f"timesheet: HTTP {response.status_code} {response.get_json()}")
-                return
+                raise SystemExit(f"timesheet: HTTP {response.status_code} "
+                                 f"{response.get_json()}")
             body = response.get_json()
             sheets += len(body["items"])
             if not body["cursor"]:
                 break
             params["cursor"] = body["cursor"]
         samples.append((time.perf_counter() - began) * 1000)
-    print(f"two-week timesheet for a team of {sheets} providers, {runs} runs: median "
-          f"{_percentile(samples, .5):.0f} ms (target < 1000 ms); first run {samples[0]:.0f} ms")
+    return samples, sheets
+
+
+def _ruled_work_rule(client: Any, headers: dict[str, str], zone: str) -> str:
+    """A work rule with daily (over 8 at 1.5, over 12 at 2), weekly (over 40) and quarter-hour
+    rounding rules, made through the API; its id."""
+    codes = client.get("/v1/settings/pay-codes", query_string={"pageSize": 200},
+                       headers=headers).get_json()["items"]
+    by_value = {c["value"]: c["id"] for c in codes if c["type"] == "hours"}
+    overtime, double = by_value.get(1.5), by_value.get(2.0)
+    if overtime is None or double is None:
+        raise SystemExit("bench: the organisation has no 1.5 and 2.0 hours pay codes")
+
+    def post(path: str, body: dict[str, Any]) -> str:
+        response = client.post(path, json=body, headers=headers)
+        if response.status_code != 201:
+            raise SystemExit(f"bench: {path}: HTTP {response.status_code} "
+                             f"{response.get_json()}")
+        return str(response.get_json()["id"])
+
+    rules = [post("/v1/settings/overtime-rules", {"name": name, "kind": kind,
+                                                  "thresholdMinutes": minutes,
+                                                  "payCodeId": code})
+             for name, kind, minutes, code in (
+                 ("Bench daily 8", "daily", 480, overtime),
+                 ("Bench daily 12", "daily", 720, double),
+                 ("Bench weekly 40", "weekly", 2400, overtime))]
+    rounding = post("/v1/settings/rounding-rules", {"name": "Bench quarter hour",
+                                                    "intervalMinutes": 15, "mode": "nearest"})
+    return post("/v1/settings/work-rules", {
+        "name": "Bench daily, weekly and rounding", "timeZone": zone,
+        "effectiveFrom": "2000-01-02", "weekStartDay": 6, "overtimeRuleIds": rules,
+        "roundingRuleId": rounding})
+
+
+def bench_timesheet(env: dict[str, str], team_size: int, runs: int) -> None:
+    """A two-week timesheet for one team of `team_size` providers, through the API in-process:
+    every page of it, `runs` times over (nothing is kept between runs), first with no work rule
+    (every minute regular), then under a rule set with daily, weekly and rounding rules.
+    Prints each median (target < 1 s), the ratio of the two (target <= 1.2) and, apart, each
+    first run, which also pays for the process's first statements and imports. The app is
+    built as a server builds it (`serving_app`), garbage-collector settings included."""
+    os.environ.update(env)
+    from app import serving_app
+    from app.config import Settings
+
+    settings = Settings.from_env()
+    app = serving_app(settings)
+    team_id = _bench_team(app, team_size)
+    headers = {"Authorization": f"Bearer {_token(env, 'admin@example.com')}"}
+    client = app.test_client()
+    rule = _ruled_work_rule(client, headers, settings.timezone)
+    medians: dict[str, float] = {}
+    for label, assigned in (("no work rule", None), ("daily+weekly+rounding rules", rule)):
+        response = client.put(f"/v1/teams/{team_id}/work-rule", json={"workRuleId": assigned},
+                              headers=headers)
+        if response.status_code != 200:
+            raise SystemExit(f"bench: assigning the rule: HTTP {response.status_code} "
+                             f"{response.get_json()}")
+        samples, sheets = _timesheet_runs(client, headers, team_id, runs)
+        medians[label] = _percentile(samples, .5)
+        print(f"two-week timesheet for a team of {sheets} providers, {label}, {runs} runs: "
+              f"median {medians[label]:.0f} ms (target < 1000 ms); first run "
+              f"{samples[0]:.0f} ms")
+    ratio = medians["daily+weekly+rounding rules"] / medians["no work rule"]
+    print(f"timesheet with pay rules / without: {ratio:.2f} (target <= 1.2)")
 
 
 PAYROLL_TEAM = "Payroll export bench"
