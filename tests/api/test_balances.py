@@ -279,6 +279,30 @@ def test_approval_is_refused_over_the_annual_use_limit_and_in_the_waiting_period
     assert body["eligibleFrom"] == "2026-05-30"
 
 
+def test_a_day_off_costs_a_day_under_a_days_policy_and_its_hours_under_an_hours_policy(
+        fresh_api, world):
+    response = fresh_api.put(f"/v1/time-off/policies/{SICK}/accrual",
+                             json={**MONTHLY, "method": "up_front", "rate": "5"})
+    assert response.status_code == 200, response.get_json()
+    _configure(fresh_api, method="up_front", rate="40")
+    _accrue(fresh_api, "2026-04-01")
+    sick = fresh_api.post(REQUESTS, user=PROVIDER, json={
+        "policyId": SICK, "startDate": "2026-04-06T04:00:00+0000",
+        "endDate": "2026-04-08T04:00:00+0000"})
+    part = fresh_api.post(REQUESTS, user=PROVIDER, json={
+        "policyId": PTO, "startDate": "2026-04-13T13:00:00+0000",
+        "endDate": "2026-04-13T16:30:00+0000", "isFullDay": False})
+    assert sick.status_code == part.status_code == 201
+
+    assert _approve(fresh_api, sick.get_json()["id"]).status_code == 200
+    assert _approve(fresh_api, part.get_json()["id"]).status_code == 200
+
+    days = fresh_api.get(BALANCES, user=PROVIDER, query_string={
+        "policyId": SICK, "asOf": "2999-12-31"}).get_json()["balances"][0]
+    assert (days["unit"], days["balance"]["exact"]) == ("days", "3")
+    assert _balance(fresh_api, asOf="2999-12-31")["balance"]["exact"] == "36.5"
+
+
 def test_leave_date_debit_is_dated_the_leaves_first_day(fresh_api):
     _configure(fresh_api, debitOn="leave_date")
     _accrue(fresh_api, "2026-03-01")

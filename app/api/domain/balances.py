@@ -147,6 +147,8 @@ def parse_amount(text: str) -> Fraction:
             raise ValueError(f"{text!r} is not a finite number")
         if decimal.as_tuple().exponent < -6:  # type: ignore[operator]  # finite: an int
             raise ValueError("give at most 6 decimal places")
+        if decimal.adjusted() > 6:  # before converting: "1e999999999" would take forever
+            raise ValueError(f"must lie between -{MAX_MAGNITUDE} and {MAX_MAGNITUDE}")
         value = Fraction(decimal)
     if abs(value) > MAX_MAGNITUDE:
         raise ValueError(f"must lie between -{MAX_MAGNITUDE} and {MAX_MAGNITUDE}")
