@@ -67,6 +67,7 @@ def fuzz_schema(fuzz_api: Api) -> Any:
 schema = schemathesis.pytest.from_fixture("fuzz_schema")
 
 
+@pytest.mark.timeout(900)  # one test walks every operation (~100) as two users: minutes
 @settings(max_examples=EXAMPLES, deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much,
                                  HealthCheck.function_scoped_fixture])
