@@ -194,7 +194,7 @@ def test_days_policy_with_a_floor_and_pending_shows_available(bweb):
     body = _text(bweb.client.get("/time-off"))
     assert "3 days" in body
     assert "1 day waiting for your manager" in body
-    assert "4 days available (the balance may go down to -2 days)" in body
+    assert "1 day waiting for your manager · 4 days available · may go down to -2 days" in body
     assert _requests_of(bweb, provider_id) == 1
 
 

@@ -100,6 +100,7 @@ class BalanceView:
     unit: str
     balance: str  # "37.5 hours"
     available: str | None  # shown when a floor or pending requests change it
+    floor: str | None  # "may go down to -16 hours", when the balance may go negative
     pending: str | None  # what pending requests would use, when any
     limit: str | None  # the annual use limit and what is left of it, in words
     history: list[LedgerLine]
@@ -130,13 +131,10 @@ def balance_views(read: BalancesRead) -> list[BalanceView]:
     for b in read.balances:
         total, available, pending = fraction(b.balance), fraction(b.available), fraction(b.pending)
         shown_available = None
-        if available != total or pending:
-            free = available - pending
-            shown_available = (quantity(free, b.unit) + " available" if pending
-                               else quantity(available, b.unit) + " available")
-            if available != total and fraction(b.floor) < 0:
-                shown_available += (f" (the balance may go down to "
-                                    f"{quantity(fraction(b.floor), b.unit)})")
+        if available != total or pending:  # a floor or pending requests change it
+            shown_available = quantity(available - pending, b.unit) + " available"
+        floor = fraction(b.floor)
+        floor_note = (f"may go down to {quantity(floor, b.unit)}" if floor < 0 else None)
         limit = None
         if b.annual_use_limit is not None:
             cap, used = fraction(b.annual_use_limit), fraction(b.used_this_year)
@@ -144,7 +142,7 @@ def balance_views(read: BalancesRead) -> list[BalanceView]:
         mine = [e for e in read.entries if e.policy_id == b.policy_id]
         views.append(BalanceView(
             policy_id=str(b.policy_id), name=b.policy_name, unit=b.unit,
-            balance=quantity(total, b.unit), available=shown_available,
+            balance=quantity(total, b.unit), available=shown_available, floor=floor_note,
             pending=quantity(pending, b.unit) if pending else None, limit=limit,
             history=_ledger(mine, total, b.unit), more_history=read.more_entries, raw=b))
     return views
