@@ -67,7 +67,8 @@ def _today(web: Web) -> date:
 
 
 def _person(web: Web, *, unit: str = "hours", entries: tuple[tuple[str, int, str], ...] = (),
-            hired_days_ago: int | None = None, **settings: Any) -> tuple[str, str, str]:
+            hired_days_ago: int | None = None, daily_hours: float | None = None,
+            **settings: Any) -> tuple[str, str, str]:
     """A new provider in Emergency, member of a new policy with balance settings and the
     ledger `entries` (kind, days before today, amount); returns (email, provider id, policy
     id)."""
@@ -83,6 +84,7 @@ def _person(web: Web, *, unit: str = "hours", entries: tuple[tuple[str, int, str
                                default_role_id=uid("role:Emergency:Registered Nurse"))
         session.flush()
         person.user.rbac_roles = [rbac["Provider"]]
+        person.daily_hours = daily_hours
         if hired_days_ago is not None:
             person.hire_date = datetime.now(UTC) - timedelta(days=hired_days_ago)
         policy = m.TimeOffPolicy(id=policy_id, type="paid-time-off",
@@ -231,6 +233,28 @@ def test_part_day_request_costs_its_hours(bweb):
     body = _text(_ask(bweb, policy, first, first, intent="check", is_full_day="part",
                       start_time="09:00", end_time="11:30"))
     assert "balance 10 hours → <strong>7.5 hours</strong> after this request (2.5 hours)" in body
+
+
+def test_a_whole_day_costs_the_providers_daily_hours(bweb):
+    email, _, policy = _person(bweb, daily_hours=12.5, entries=(("accrual", 30, "40"),))
+    bweb.sign_in(email)
+    first = _today(bweb) + timedelta(days=15)
+    body = _text(_ask(bweb, policy, first, first + timedelta(days=1), intent="check"))
+    assert "balance 40 hours → <strong>15 hours</strong> after this request (25 hours)" in body
+
+
+def test_pending_requests_that_would_not_all_fit_are_pointed_out(bweb):
+    email, provider_id, policy = _person(bweb, entries=(("accrual", 30, "24"),))
+    bweb.sign_in(email)
+    first = _today(bweb) + timedelta(days=60)
+    assert _ask(bweb, policy, first, first + timedelta(days=1)).status_code == 303  # 16 hours
+    later = first + timedelta(days=7)
+    answer = _ask(bweb, policy, later, later + timedelta(days=1))  # 16 more: 32 > 24
+    assert answer.status_code == 303  # each fits the balance alone: sent, the API decides
+    check = _text(_ask(bweb, policy, later + timedelta(days=7), later + timedelta(days=7),
+                       intent="check"))
+    assert "You also have requests waiting that use 32 hours" in check
+    assert _requests_of(bweb, provider_id) == 2
 
 
 def test_request_beyond_the_balance_is_refused_inline_and_not_sent(bweb):
