@@ -349,3 +349,26 @@ def test_manager_approval_beyond_the_balance_is_refused_inline(bweb):
     assert answer.status_code == 409
     assert "Time-off balance too low" in body
     assert "needs 16 hours, 8 available" in body
+
+
+def test_htmx_preview_answers_the_balance_alone_as_the_form_changes(bweb):
+    email, provider_id, policy = _person(bweb, entries=(("accrual", 30, "40"),))
+    bweb.sign_in(email)
+    form = _text(bweb.client.get("/time-off/new"))
+    assert 'hx-post="/time-off/preview" hx-trigger="change"' in form
+    assert '<div id="balance-preview-slot">' in form
+    first = _today(bweb) + timedelta(days=21)
+    data = {"csrf_token": bweb.csrf(), "policy_id": policy, "is_full_day": "full",
+            "start_date": first.isoformat(), "end_date": (first + timedelta(days=5)).isoformat()}
+    answer = bweb.client.post("/time-off/preview", data=data, headers={"HX-Request": "true"})
+    body = _text(answer)
+    assert answer.status_code == 200
+    assert body.startswith('<div id="balance-preview-slot">')
+    assert "balance 40 hours → <strong>-8 hours</strong> after this request (48 hours)" in body
+    assert "Not allowed: This needs 48 hours" in body
+    half = bweb.client.post("/time-off/preview", data={**data, "end_date": ""},
+                            headers={"HX-Request": "true"})
+    assert half.status_code == 200  # not a whole request yet: an empty slot, no errors
+    assert _text(half).startswith('<div id="balance-preview-slot"></div>')
+    assert "Enter the last day" not in _text(half)
+    assert _requests_of(bweb, provider_id) == 0

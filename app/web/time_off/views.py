@@ -1,13 +1,18 @@
-"""Time off (blueprint `time_off`): the provider's requests, the request form and cancelling.
+"""Time off (blueprint `time_off`): the provider's balances, requests, the request form and
+cancelling.
 
-`GET /time-off` lists the provider's requests with their states; `GET /time-off/new` is the
-request form and `POST /time-off` sends it (problems inline, each on its field;
-`provider-not-in-policy` on the policy); its "Check my shifts" button shows the shifts the days
-touch without sending anything; a request overlapping one the provider already holds is
-refused inline, naming it. `GET /time-off/<id>` shows a request: days, hours paid and the
-provider's shifts it touches. `GET|POST /time-off/<id>/cancel` withdraws a pending request at
-once, or asks the manager to cancel approved leave that has not started (the manager decides);
-leave that has started or ended offers no cancelling at all.
+`GET /time-off` lists the provider's balances (each with its history) and requests with their
+states; `GET /time-off/new` is the request form and `POST /time-off` sends it (problems inline,
+each on its field; `provider-not-in-policy` on the policy); its "Check my shifts" button shows
+the shifts the days touch and the chosen policy's balance before and after, without sending
+anything (`POST /time-off/preview` answers that balance alone while the form changes, with
+htmx). A request the policy would not let be approved (beyond the balance available, inside the
+waiting period, beyond the year's use limit) is refused inline before it is sent; a request
+overlapping one the provider already holds is refused inline, naming it. `GET /time-off/<id>`
+shows a request: days, hours paid and the provider's shifts it touches.
+`GET|POST /time-off/<id>/cancel` withdraws a pending request at once, or asks the manager to
+cancel approved leave that has not started (the manager decides); leave that has started or
+ended offers no cancelling at all.
 
 Must not import `app.api`; it reaches the API only through `app.client`.
 """
@@ -137,8 +142,8 @@ def _list(requests: list[TimeOffRequestRead], policies: list[TimeOffPolicyRead],
 
 def _new(form: TimeOffRequestForm, status: int = 200, touched: list[Any] | None = None,
          preview: bal.Preview | None = None, balances: BalancesRead | None = None,
-         ) -> Response:
-    return render("time_off/new.html", fragment="time_off_form", status=status, form=form,
+         fragment: str = "time_off_form") -> Response:
+    return render("time_off/new.html", fragment=fragment, status=status, form=form,
                   touched=touched, preview=preview,
                   balances=bal.balance_views(balances) if balances is not None else [])
 
@@ -225,6 +230,19 @@ def new() -> Response:
         lambda: my_balances(client, BalancesQuery(entry_limit=0)))
     g.shiftdesk_me = me
     return _new(_form(list(policies.items)), balances=balances)
+
+
+@bp.post("/time-off/preview")
+def preview_balance() -> Response:
+    """The chosen policy's balance before and after the request as the form stands (htmx, on
+    every change of the policy, days or times); nothing is sent. Without JavaScript the same
+    address answers the whole form, as "Check my shifts" does."""
+    policies = _policies()
+    form = _form(policies)
+    if not form.validate():  # not a whole request yet: no preview, and no errors shown
+        return _new(_form(policies, request.form), fragment="balance_preview_slot")
+    preview, balances = _preview(form, policies)
+    return _new(form, preview=preview, balances=balances, fragment="balance_preview_slot")
 
 
 @bp.post("/time-off")
