@@ -29,6 +29,7 @@ from app.contract import (
     appointments as ap,
 )
 from app.contract import (
+    balances,
     labels,
     pay_codes,
     providers,
@@ -433,6 +434,13 @@ class ApiClient:
     def search_slots(self, body: ap.SlotSearch) -> ap.SlotSearchResult:
         """Free appointment slots, best first."""
         return self._call("POST", "/appointments/slots", ap.SlotSearchResult, body=body)
+
+    # Time-off balances
+
+    def get_time_off_balances(self, query: balances.BalancesQuery | None = None,
+                              ) -> balances.BalancesRead:
+        """A provider's time-off balances and ledger as of a day (default: the caller's, today)."""
+        return self._call("GET", "/time-off/balances", balances.BalancesRead, query=query)
 
 
 

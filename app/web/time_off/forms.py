@@ -13,8 +13,18 @@ from wtforms.fields import DateField, TimeField
 from wtforms.fields.choices import SelectChoice
 from wtforms.validators import InputRequired, Length, Optional
 
+from app.contract.common import EARLIEST, LATEST
 from app.contract.time_off import TimeOffRequestCreate
 from app.web.forms import BaseForm
+
+FIRST_DAY = EARLIEST.date()
+LAST_DAY = LATEST.date()
+
+
+def _in_range(day: date | None) -> None:
+    if day is not None and not FIRST_DAY <= day <= LAST_DAY:
+        raise ValidationError(f"Choose a day between {FIRST_DAY.day} {FIRST_DAY:%B %Y} and "
+                              f"{LAST_DAY.day} {LAST_DAY:%B %Y}.")
 
 
 class TimeOffRequestForm(BaseForm):
@@ -35,8 +45,13 @@ class TimeOffRequestForm(BaseForm):
     note = TextAreaField("Note for your manager (optional)",
                          validators=[Optional(), Length(max=1000)])
 
+    def validate_start_date(self, field: DateField) -> None:
+        """A day the API answers for (far from the calendar's ends, where a day overflows)."""
+        _in_range(field.data)
+
     def validate_end_date(self, field: DateField) -> None:
-        """The last day is not before the first."""
+        """A day the API answers for, not before the first."""
+        _in_range(field.data)
         if field.data and self.start_date.data and field.data < self.start_date.data:
             raise ValidationError("The last day can't be before the first day.")
 

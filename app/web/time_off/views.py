@@ -1,13 +1,18 @@
-"""Time off (blueprint `time_off`): the provider's requests, the request form and cancelling.
+"""Time off (blueprint `time_off`): the provider's balances, requests, the request form and
+cancelling.
 
-`GET /time-off` lists the provider's requests with their states; `GET /time-off/new` is the
-request form and `POST /time-off` sends it (problems inline, each on its field;
-`provider-not-in-policy` on the policy); its "Check my shifts" button shows the shifts the days
-touch without sending anything; a request overlapping one the provider already holds is
-refused inline, naming it. `GET /time-off/<id>` shows a request: days, hours paid and the
-provider's shifts it touches. `GET|POST /time-off/<id>/cancel` withdraws a pending request at
-once, or asks the manager to cancel approved leave that has not started (the manager decides);
-leave that has started or ended offers no cancelling at all.
+`GET /time-off` lists the provider's balances (each with its history) and requests with their
+states; `GET /time-off/new` is the request form and `POST /time-off` sends it (problems inline,
+each on its field; `provider-not-in-policy` on the policy); its "Check my shifts" button shows
+the shifts the days touch and the chosen policy's balance before and after, without sending
+anything (`POST /time-off/preview` answers that balance alone while the form changes, with
+htmx). A request the policy would not let be approved (beyond the balance available, inside the
+waiting period, beyond the year's use limit) is refused inline before it is sent; a request
+overlapping one the provider already holds is refused inline, naming it. `GET /time-off/<id>`
+shows a request: days, hours paid and the provider's shifts it touches.
+`GET|POST /time-off/<id>/cancel` withdraws a pending request at once, or asks the manager to
+cancel approved leave that has not started (the manager decides); leave that has started or
+ended offers no cancelling at all.
 
 Must not import `app.api`; it reaches the API only through `app.client`.
 """
@@ -23,6 +28,8 @@ from flask import Blueprint, Response, current_app, flash, g, request, url_for
 from wtforms.fields.choices import SelectChoice
 
 from app.client import ApiClient, ApiProblem
+from app.contract.balances import BalancesQuery, BalancesRead
+from app.contract.providers import ProviderListQuery
 from app.contract.shifts import ShiftListQuery
 from app.contract.teams import TeamListQuery
 from app.contract.time_off import (
@@ -37,11 +44,14 @@ from app.web.filters import format_hours, format_leave, site_today
 from app.web.forms import apply_problem
 from app.web.htmx import render, see_other
 from app.web.shifts.summary import shift_view, team_names
+from app.web.time_off import balances as bal
 from app.web.time_off.forms import TimeOffRequestForm
 
 bp = Blueprint("time_off", __name__)
 
 STATUS_WORDS = WORDS["request"]  # the words every page uses (app/web/filters.py)
+BALANCE_CODES = frozenset({"insufficient-balance", "annual-use-limit-reached", "waiting-period"})
+"""The API's refusals of a use of a balance, shown inline in words (their detail)."""
 CANCEL_ASKED = "Cancellation requested \u2014 waiting for your manager"
 
 
@@ -84,23 +94,34 @@ def request_view(req: TimeOffRequestRead, now: datetime) -> RequestView:
     return RequestView(req, STATUS_WORDS["approved"], "approved", "ask", note)
 
 
+def my_balances(client: ApiClient, query: BalancesQuery | None = None) -> BalancesRead | None:
+    """The signed-in user's balances (None when they are no provider or may not read them)."""
+    try:
+        return client.get_time_off_balances(query or BalancesQuery(entry_limit=200))
+    except ApiProblem as problem:
+        if problem.status in (400, 403, 404):
+            return None
+        raise
+
+
 def fetch(client: ApiClient) -> list[Any]:
-    """The page's one concurrent round: the user, their requests and the policies (the page
-    benchmark makes the same calls)."""
+    """The page's one concurrent round: the user, their requests, the policies and their
+    balances (the page benchmark makes the same calls)."""
     return client.concurrently(
         client.me,
         lambda: client.list_time_off_requests(TimeOffRequestListQuery(page_size=100)),
         lambda: client.list_time_off_policies(TimeOffPolicyListQuery(page_size=200)),
+        lambda: my_balances(client),
     )
 
 
-def _load() -> tuple[list[TimeOffRequestRead], list[TimeOffPolicyRead]]:
-    """The user's requests (newest first) and the policies."""
-    me, requests, policies = fetch(api())
+def _load() -> tuple[list[TimeOffRequestRead], list[TimeOffPolicyRead], BalancesRead | None]:
+    """The user's requests (newest first), the policies and the user's balances."""
+    me, requests, policies, balances = fetch(api())
     g.shiftdesk_me = me
     mine = [r for r in requests.items if r.provider_id == me.provider_id]
     mine.sort(key=lambda r: r.start_date, reverse=True)
-    return mine, list(policies.items)
+    return mine, list(policies.items), balances
 
 
 def _form(policies: list[TimeOffPolicyRead], formdata: Any = None) -> TimeOffRequestForm:
@@ -110,17 +131,21 @@ def _form(policies: list[TimeOffPolicyRead], formdata: Any = None) -> TimeOffReq
     return form
 
 
-def _list(requests: list[TimeOffRequestRead], policies: list[TimeOffPolicyRead]) -> Response:
+def _list(requests: list[TimeOffRequestRead], policies: list[TimeOffPolicyRead],
+          balances: BalancesRead | None) -> Response:
     names = {str(p.id): p.name for p in policies}
     now = datetime.now(UTC)
     return render("time_off/index.html", fragment="time_off_requests",
-                  requests=[request_view(r, now) for r in requests], policies=names)
+                  requests=[request_view(r, now) for r in requests], policies=names,
+                  balances=bal.balance_views(balances) if balances is not None else [])
 
 
 def _new(form: TimeOffRequestForm, status: int = 200, touched: list[Any] | None = None,
-         ) -> Response:
-    return render("time_off/new.html", fragment="time_off_form", status=status, form=form,
-                  touched=touched)
+         preview: bal.Preview | None = None, balances: BalancesRead | None = None,
+         fragment: str = "time_off_form") -> Response:
+    return render("time_off/new.html", fragment=fragment, status=status, form=form,
+                  touched=touched, preview=preview,
+                  balances=bal.balance_views(balances) if balances is not None else [])
 
 
 def _touched(form: TimeOffRequestForm) -> list[Any]:
@@ -146,27 +171,93 @@ def _policies() -> list[TimeOffPolicyRead]:
     return list(policies.items)
 
 
+def _preview(form: TimeOffRequestForm, policies: list[TimeOffPolicyRead],
+             ) -> tuple[bal.Preview | None, BalancesRead | None]:
+    """The chosen policy's balance before and after the request (None when it keeps no
+    balance), with the user's balances; one concurrent round. The API checks again at
+    approval; this refuses early what it would refuse then."""
+    client = api()
+    zone = _zone()
+    policy = next((p for p in policies if str(p.id) == form.policy_id.data), None)
+    me = current_user()
+    accrual = policy.accrual if policy is not None else None
+    try:
+        start, end = form.window(zone)
+    except (OverflowError, ValueError):  # a day the calendar has no next day for
+        return None, my_balances(client, BalancesQuery(entry_limit=0))
+    leave_start = start.astimezone(zone).date()
+    today = site_today(zone)
+    usage_day = leave_start if accrual is not None and accrual.debit_on == "leave_date" \
+        else today
+    if accrual is None or policy is None or not bal.in_range(leave_start, usage_day):
+        return None, my_balances(client, BalancesQuery(entry_limit=0))
+    name = (me.name or "")[:50] or None
+    every, later, used, people = client.concurrently(
+        lambda: my_balances(client, BalancesQuery(entry_limit=0)),
+        lambda: my_balances(client, BalancesQuery(policy_id=policy.id, as_of=bal.LAST_DAY,
+                                                  entry_limit=0)),
+        lambda: (my_balances(client, BalancesQuery(policy_id=policy.id, as_of=usage_day,
+                                                   entry_limit=0))
+                 if accrual.annual_use_limit is not None else None),
+        lambda: client.list_providers(ProviderListQuery(name=name, page_size=200)),
+    )
+    balance = bal.find(every, policy.id)
+    if balance is None:  # not a member: the API says so when the request is sent
+        return None, every
+    person = next((p for p in people.items if p.id == me.provider_id), None)
+    cost = bal.request_cost(start, end, zone=zone, is_full_day=form.is_full_day.data != "part",
+                            daily_hours=person.daily_hours if person else None,
+                            unit=balance.unit)
+    return bal.preview(balance=balance, balance_all=bal.find(later, policy.id),
+                       used=bal.find(used, policy.id), cost=cost, leave_start=leave_start,
+                       hire_date=bal.local_day(person.hire_date if person else None, zone),
+                       waiting_period_days=accrual.waiting_period_days), every
+
+
 @bp.get("/time-off")
 def index() -> Response:
     """The provider's requests with their states."""
-    requests, policies = _load()
-    return _list(requests, policies)
+    requests, policies, balances = _load()
+    return _list(requests, policies, balances)
 
 
 @bp.get("/time-off/new")
 def new() -> Response:
-    """The form to ask for time off."""
-    return _new(_form(_policies()))
+    """The form to ask for time off, with the user's balances."""
+    client = api()
+    me, policies, balances = client.concurrently(
+        client.me, lambda: client.list_time_off_policies(TimeOffPolicyListQuery(page_size=200)),
+        lambda: my_balances(client, BalancesQuery(entry_limit=0)))
+    g.shiftdesk_me = me
+    return _new(_form(list(policies.items)), balances=balances)
+
+
+@bp.post("/time-off/preview")
+def preview_balance() -> Response:
+    """The chosen policy's balance before and after the request as the form stands (htmx, on
+    every change of the policy, days or times); nothing is sent. Without JavaScript the same
+    address answers the whole form, as "Check my shifts" does."""
+    policies = _policies()
+    form = _form(policies)
+    if not form.validate():  # not a whole request yet: no preview, and no errors shown
+        return _new(_form(policies, request.form), fragment="balance_preview_slot")
+    preview, balances = _preview(form, policies)
+    return _new(form, preview=preview, balances=balances, fragment="balance_preview_slot")
 
 
 @bp.post("/time-off")
 def create() -> Response:
     """Send a request; problems come back on their fields."""
-    form = _form(_policies())
+    policies = _policies()
+    form = _form(policies)
     if not form.validate():
         return _new(form, status=422)
+    preview, balances = _preview(form, policies)
     if request.form.get("intent") == "check":  # "Check my shifts": show, send nothing
-        return _new(form, touched=_touched(form))
+        return _new(form, touched=_touched(form), preview=preview, balances=balances)
+    if preview is not None and preview.refusal is not None:  # refused before sending
+        form.form_errors = [*form.form_errors, preview.refusal]
+        return _new(form, status=422, preview=preview, balances=balances)
     try:
         made = api().create_time_off_request(form.to_contract(zone=_zone()))
     except ApiProblem as problem:
@@ -176,9 +267,11 @@ def create() -> Response:
             form.policy_id.errors = [*form.policy_id.errors, problem.detail]
         elif problem.code == "time-off-request-overlap":
             form.form_errors = [*form.form_errors, overlap_message(problem)]
+        elif problem.code in BALANCE_CODES:
+            form.form_errors = [*form.form_errors, problem.detail]
         else:
             apply_problem(form, problem)
-        return _new(form, status=422)
+        return _new(form, status=422, preview=preview, balances=balances)
     flash(f"Request sent: {format_hours(made.paid_hours)} to be paid. It waits for your manager.",
           "success")
     return see_other(url_for("time_off.show", request_id=made.id))
