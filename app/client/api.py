@@ -40,6 +40,7 @@ from app.contract import (
     time_off,
     timekeeping,
     users,
+    work_rules,
 )
 from app.contract.common import ListQuery
 from app.contract.problems import Problem
@@ -433,6 +434,17 @@ class ApiClient:
     def search_slots(self, body: ap.SlotSearch) -> ap.SlotSearchResult:
         """Free appointment slots, best first."""
         return self._call("POST", "/appointments/slots", ap.SlotSearchResult, body=body)
+
+    # Pay rules (overtime pages) ----------------------------------------------------------------
+
+    def get_overtime_rule(self, rule_id: uuid.UUID | str) -> work_rules.OvertimeRuleRead:
+        """One overtime rule (extension): its name, kind, threshold and multiplier."""
+        return self._call("GET", f"/settings/overtime-rules/{_id(rule_id)}",
+                          work_rules.OvertimeRuleRead)
+
+    def get_work_rule(self, rule_id: uuid.UUID | str) -> work_rules.WorkRuleRead:
+        """One work rule (extension) with all its dated versions."""
+        return self._call("GET", f"/settings/work-rules/{_id(rule_id)}", work_rules.WorkRuleRead)
 
 
 
