@@ -268,6 +268,9 @@ def test_timecard_says_when_overtime_started(oweb: Web) -> None:
     clock = f"{started.hour % 12 or 12}:{started.minute:02d} {'AM' if started.hour < 12 else 'PM'}"
     assert "Overtime started" in block
     assert f"at {clock}" in block
+    # The shift's row on the timecard explains its overtime as the team timesheet does.
+    assert ("Overtime \u00d71.5, 1h \u2014 hours 3\u20134 of the week, after 3 regular hours "
+            "(weekly rule \u201cWeekly over a little\u201d)") in _text(body)
 
 
 def test_timecard_without_a_work_rule_has_no_week_block(oweb: Web) -> None:

@@ -38,7 +38,17 @@ from app.web.auth import api, current_user
 from app.web.htmx import render, see_other
 from app.web.manage_schedule.calendar import parse_day
 from app.web.manage_timesheets.views import period_of
-from app.web.overtime import rounding_note, week_holding
+from app.web.overtime import (
+    OvertimeLine,
+    PayRules,
+    overtime_lines,
+    read_pay_rules,
+    remember,
+    rounding_note,
+    rule_cache,
+    segments_by_row,
+    week_holding,
+)
 from app.web.worked_days import ShiftRow, scheduled_minutes, shift_rows
 
 bp = Blueprint("timecard", __name__)
@@ -71,6 +81,13 @@ class Card:
     signers: dict[str, str] = field(default_factory=dict)
     week: TimesheetWeek | None = None
     overtime_starts_at: datetime | None = None
+    sheet: TimesheetRead | None = None
+    pay: PayRules | None = None
+
+    def overtime_of(self, row: ShiftRow) -> list[OvertimeLine]:
+        """The row's overtime stretches in words, each with why it is overtime."""
+        segments = segments_by_row(self.sheet, [row]).get(row.key, [])
+        return overtime_lines(segments, self.pay, self.now)
 
     @property
     def week_worked(self) -> int:
@@ -186,7 +203,7 @@ def build_card(sheet: TimesheetRead | None, shifts: list[ShiftRead],
     manager = person.manager if person else None
     signers = {str(manager.id): manager.name} if manager and manager.name else {}
     card = Card(start=start, length=length, rows=rows, shifts=mine, now=now, errors=texts,
-                sign_offs=frozen, signers=signers)
+                sign_offs=frozen, signers=signers, sheet=sheet)
     if sheet is not None and card.current:
         card.week = week_holding(sheet.weeks, now)
         card.overtime_starts_at = sheet.overtime_starts_at if card.week else None
@@ -217,6 +234,8 @@ def index() -> Response:
     sheet, shifts, people, signed = fetch(api(), me.provider_id, now, at)
     person = next((p for p in people.items if p.id == me.provider_id), None) if people else None
     card = build_card(sheet, shifts, person, now, day, signed.items if signed else [])
+    if sheet is not None and any(s.overtime for s in sheet.pay_segments):
+        card.pay = remember(read_pay_rules(api(), [sheet], None, _zone(), rule_cache()))
     return render("timecard/index.html", fragment="timecard_days", card=card)
 
 
