@@ -11,7 +11,14 @@ every pending punch of every clean shift of the team (no warning, no error, cloc
 post, as concurrent PATCHes in batches (the API has no bulk punch endpoint). Two rounds of
 concurrent API calls: the people (whose pay-period template fixes the period), then the period's
 timesheets, shifts and sign-offs (and the export run named by `export=`); the names of whoever
-signed off or reopened, when that is someone else, come last.
+signed off or reopened, when that is someone else, come last, together with the pay rules that
+explain the period (`app.web.overtime`: the overtime rules its pay segments name, the pay codes,
+and the team's work rule when a punch was rounded; nothing when there is neither).
+
+Under a work rule (issue 23) each section has "Hours by week" (regular, overtime and double time
+of each workweek) and its overtime total in the summary line; each row lists its overtime
+stretches with why ("hours 40-46 of the week, after 40 regular hours (weekly rule ...)"), and a
+rounded clock-in or clock-out shows the time it is paid from or to beside the raw time.
 
 The pay-period panel at the top says whether the period is open or signed off (by whom, when),
 counts each provider's pending punches, errors and warnings with links to their rows, and offers
