@@ -160,6 +160,8 @@ def test_team_timesheet_gives_hours_by_week_and_the_overtime_total(
     assert "<th scope=\"col\">Overtime</th>" in table
     first = _text(table.split("<tbody>", 1)[1].split("</tr>", 1)[0])
     assert first == "Sun 5 Apr 40h 7h 0m"
+    # The period starts on Monday 6 April, inside that workweek.
+    assert "counts its hours in the period only" in _text(section)
 
 
 def test_each_overtime_stretch_says_why_with_its_rule(oweb: Web,
