@@ -41,6 +41,7 @@ from app.contract import (
     time_off,
     timekeeping,
     users,
+    work_rules,
 )
 from app.contract.common import ListQuery
 from app.contract.problems import Problem
@@ -442,6 +443,16 @@ class ApiClient:
         """A provider's time-off balances and ledger as of a day (default: the caller's, today)."""
         return self._call("GET", "/time-off/balances", balances.BalancesRead, query=query)
 
+    # Pay rules (overtime pages) ----------------------------------------------------------------
+
+    def get_overtime_rule(self, rule_id: uuid.UUID | str) -> work_rules.OvertimeRuleRead:
+        """One overtime rule (extension): its name, kind, threshold and multiplier."""
+        return self._call("GET", f"/settings/overtime-rules/{_id(rule_id)}",
+                          work_rules.OvertimeRuleRead)
+
+    def get_work_rule(self, rule_id: uuid.UUID | str) -> work_rules.WorkRuleRead:
+        """One work rule (extension) with all its dated versions."""
+        return self._call("GET", f"/settings/work-rules/{_id(rule_id)}", work_rules.WorkRuleRead)
 
 
 __all__ = ["ApiClient", "ApiProblem", "ApiUnavailable", "build_http"]

@@ -11,7 +11,14 @@ every pending punch of every clean shift of the team (no warning, no error, cloc
 post, as concurrent PATCHes in batches (the API has no bulk punch endpoint). Two rounds of
 concurrent API calls: the people (whose pay-period template fixes the period), then the period's
 timesheets, shifts and sign-offs (and the export run named by `export=`); the names of whoever
-signed off or reopened, when that is someone else, come last.
+signed off or reopened, when that is someone else, come last, together with the pay rules that
+explain the period (`app.web.overtime`: the overtime rules its pay segments name, the pay codes,
+and the team's work rule when a punch was rounded; nothing when there is neither).
+
+Under a work rule (issue 23) each section has "Hours by week" (regular, overtime and double time
+of each workweek) and its overtime total in the summary line; each row lists its overtime
+stretches with why ("hours 40-46 of the week, after 40 regular hours (weekly rule ...)"), and a
+rounded clock-in or clock-out shows the time it is paid from or to beside the raw time.
 
 The pay-period panel at the top says whether the period is open or signed off (by whom, when),
 counts each provider's pending punches, errors and warnings with links to their rows, and offers
@@ -51,7 +58,13 @@ from app.contract.sign_offs import (
     TimesheetSignOffRead,
 )
 from app.contract.teams import TeamListQuery, TeamRead
-from app.contract.timekeeping import PunchUpdate, TimesheetPunchRead, TimesheetQuery, TimesheetRead
+from app.contract.timekeeping import (
+    PunchUpdate,
+    TimesheetPunchRead,
+    TimesheetQuery,
+    TimesheetRead,
+    TimesheetWeek,
+)
 from app.web.auth import api, current_user
 from app.web.forms import BaseForm
 from app.web.htmx import is_partial, render, render_macro, see_other, target
@@ -66,6 +79,16 @@ from app.web.manage_schedule.calendar import (
     zone,
 )
 from app.web.nav import can
+from app.web.overtime import (
+    OvertimeLine,
+    PayRules,
+    overtime_lines,
+    read_pay_rules,
+    remember,
+    rounding_note,
+    rule_cache,
+    segments_by_row,
+)
 from app.web.security import safe_next
 from app.web.worked_days import ShiftRow, page_errors, scheduled_minutes, shift_rows
 
@@ -103,6 +126,7 @@ class Sheet:
     shifts: list[ShiftRead]
     now: datetime
     errors: list[str] = field(default_factory=list)
+    pay: PayRules | None = None
 
     @property
     def name(self) -> str:
@@ -161,6 +185,30 @@ class Sheet:
     def needs_review(self) -> bool:
         """Whether the panel lists the provider: a pending punch, an error or a warning."""
         return bool(self.blocking["pending_punch"] or self.error_count or self.warning_count)
+
+    @property
+    def weeks(self) -> list[TimesheetWeek]:
+        """The workweeks of the period with their regular, overtime and double-time minutes
+        (none when the team has no work rule)."""
+        return self.sheet.weeks if self.sheet else []
+
+    @property
+    def overtime(self) -> int:
+        """Overtime minutes in the period (double time apart)."""
+        return sum(w.overtime_minutes for w in self.weeks)
+
+    @property
+    def double_time(self) -> int:
+        """Double-time minutes in the period."""
+        return sum(w.double_time_minutes for w in self.weeks)
+
+    @cached_property
+    def _overtime_segments(self) -> dict[str, Any]:
+        return segments_by_row(self.sheet, self.rows)
+
+    def overtime_of(self, row: ShiftRow) -> list[OvertimeLine]:
+        """The row's overtime stretches in words, each with why it is overtime."""
+        return overtime_lines(self._overtime_segments.get(row.key, []), self.pay, self.now)
 
     def first_row(self, kind: str) -> str | None:
         """The key of the first row with a pending punch, an error or a warning (`kind`)."""
@@ -513,12 +561,19 @@ def build_period(args: Any) -> Period:
     if wanted:
         reads.append(lambda: read_export(client, me.id, wanted))
     sheets, shifts, sign_offs, *export = client.concurrently(*reads)
-    names = user_names(client, me, [u for s in sign_offs for u in (s.signed_by, s.reopened_by)])
+    team = next((t for t in found.teams if t.id == team_id), None)
+    cache, site = rule_cache(), zone()
+    names, pay = client.concurrently(
+        lambda: user_names(client, me, [u for s in sign_offs
+                                        for u in (s.signed_by, s.reopened_by)]),
+        lambda: read_pay_rules(client, sheets, team.work_rule_id if team else None, site,
+                               cache))
+    remember(pay)
     now = datetime.now(UTC)
     chosen = found.chosen
-    period = Period(team=next((t for t in found.teams if t.id == team_id), None),
+    period = Period(team=team,
                     teams=my_teams(me, found.teams), start=start, length=length,
-                    sheets=assemble(found.people, sheets, shifts, start, now),
+                    sheets=assemble(found.people, sheets, shifts, start, now, pay),
                     chosen=chosen if any(p.id == chosen for p in found.people) else None,
                     editing=args.get("edit") or None, now=now, sign_offs=sign_offs,
                     names=names, may_reopen=can(me, "manage", "Timesheet"),
@@ -532,8 +587,9 @@ def build_period(args: Any) -> Period:
 
 
 def assemble(people: Iterable[ProviderWithRelations], sheets: Iterable[TimesheetRead],
-             shifts: Iterable[ShiftRead], first: date, now: datetime) -> list[Sheet]:
-    """Each provider's rows by shift and totals."""
+             shifts: Iterable[ShiftRead], first: date, now: datetime,
+             pay: PayRules | None = None) -> list[Sheet]:
+    """Each provider's rows by shift and totals (`pay`: the rules that explain overtime)."""
     by_provider = {s.provider_id: s for s in sheets}
     theirs: dict[uuid.UUID | None, list[ShiftRead]] = {}
     for shift in shifts:
@@ -545,13 +601,14 @@ def assemble(people: Iterable[ProviderWithRelations], sheets: Iterable[Timesheet
         mine = theirs.get(person.id, [])
         rows = shift_rows(sheet, mine, site, now, first=first)
         out.append(Sheet(provider=person, sheet=sheet, rows=rows, shifts=mine, now=now,
-                         errors=page_errors(sheet, rows)))
+                         errors=page_errors(sheet, rows), pay=pay))
     return out
 
 
 @bp.context_processor
 def _helpers() -> dict[str, Any]:
-    return {"action_name": ACTIONS.get, "action_words": ACTIONS.get}
+    return {"action_name": ACTIONS.get, "action_words": ACTIONS.get,
+            "rounding_note": rounding_note}
 
 
 @bp.get("/manage/timesheets")

@@ -7,7 +7,9 @@ minutes, warnings and errors in words, and the review state, with totals (worked
 date, the whole period). A punch a manager added or corrected shows with the manager's note
 ("Added by your manager" for one someone else recorded: the punch's `createdBy`). While an
 active sign-off covers the period the page says who signed it off and when, and offers no
-withdrawing in it.
+withdrawing in it. In the current period a "This week" block gives the hours worked so far
+in the workweek of the team's work rule (the timesheet's `weeks`), the overtime so far, and
+when overtime would start (or started) given the shifts still scheduled (`overtimeStartsAt`).
 `GET|POST /timecard/punches/<id>/delete` withdraws a pending punch.
 
 Must not import `app.api`; it reaches the API only through `app.client`.
@@ -26,11 +28,27 @@ from app.client import ApiClient
 from app.contract.providers import ProviderListQuery, ProviderWithRelations
 from app.contract.shifts import ShiftListQuery, ShiftRead
 from app.contract.sign_offs import TimesheetSignOffQuery, TimesheetSignOffRead
-from app.contract.timekeeping import TimecardPunchRead, TimesheetQuery, TimesheetRead
+from app.contract.timekeeping import (
+    TimecardPunchRead,
+    TimesheetQuery,
+    TimesheetRead,
+    TimesheetWeek,
+)
 from app.web.auth import api, current_user
 from app.web.htmx import render, see_other
 from app.web.manage_schedule.calendar import parse_day
 from app.web.manage_timesheets.views import period_of
+from app.web.overtime import (
+    OvertimeLine,
+    PayRules,
+    overtime_lines,
+    read_pay_rules,
+    remember,
+    rounding_note,
+    rule_cache,
+    segments_by_row,
+    week_holding,
+)
 from app.web.worked_days import ShiftRow, scheduled_minutes, shift_rows
 
 bp = Blueprint("timecard", __name__)
@@ -61,6 +79,26 @@ class Card:
     errors: list[str] = field(default_factory=list)
     sign_offs: list[TimesheetSignOffRead] = field(default_factory=list)
     signers: dict[str, str] = field(default_factory=dict)
+    week: TimesheetWeek | None = None
+    overtime_starts_at: datetime | None = None
+    sheet: TimesheetRead | None = None
+    pay: PayRules | None = None
+
+    def overtime_of(self, row: ShiftRow) -> list[OvertimeLine]:
+        """The row's overtime stretches in words, each with why it is overtime."""
+        segments = segments_by_row(self.sheet, [row]).get(row.key, [])
+        return overtime_lines(segments, self.pay, self.now)
+
+    @property
+    def week_worked(self) -> int:
+        """Minutes worked so far in the workweek holding now (every class of pay)."""
+        w = self.week
+        return w.regular_minutes + w.overtime_minutes + w.double_time_minutes if w else 0
+
+    @property
+    def overtime_started(self) -> bool:
+        """Whether `overtime_starts_at` has passed."""
+        return self.overtime_starts_at is not None and self.overtime_starts_at <= self.now
 
     def signer(self, sign_off: TimesheetSignOffRead) -> str | None:
         """The name of who signed `sign_off` off, when the provider may know it (their own
@@ -164,8 +202,12 @@ def build_card(sheet: TimesheetRead | None, shifts: list[ShiftRead],
               and s.end_date > begin and (person is None or person.id in s.provider_ids)]
     manager = person.manager if person else None
     signers = {str(manager.id): manager.name} if manager and manager.name else {}
-    return Card(start=start, length=length, rows=rows, shifts=mine, now=now, errors=texts,
-                sign_offs=frozen, signers=signers)
+    card = Card(start=start, length=length, rows=rows, shifts=mine, now=now, errors=texts,
+                sign_offs=frozen, signers=signers, sheet=sheet)
+    if sheet is not None and card.current:
+        card.week = week_holding(sheet.weeks, now)
+        card.overtime_starts_at = sheet.overtime_starts_at if card.week else None
+    return card
 
 
 def added_by_manager(punch: TimecardPunchRead) -> bool:
@@ -177,7 +219,8 @@ def added_by_manager(punch: TimecardPunchRead) -> bool:
 
 @bp.context_processor
 def _helpers() -> dict[str, Any]:
-    return {"action_words": ACTION_WORDS.get, "added_by_manager": added_by_manager}
+    return {"action_words": ACTION_WORDS.get, "added_by_manager": added_by_manager,
+            "rounding_note": rounding_note}
 
 
 @bp.get("/timecard")
@@ -191,6 +234,8 @@ def index() -> Response:
     sheet, shifts, people, signed = fetch(api(), me.provider_id, now, at)
     person = next((p for p in people.items if p.id == me.provider_id), None) if people else None
     card = build_card(sheet, shifts, person, now, day, signed.items if signed else [])
+    if sheet is not None and any(s.overtime for s in sheet.pay_segments):
+        card.pay = remember(read_pay_rules(api(), [sheet], None, _zone(), rule_cache()))
     return render("timecard/index.html", fragment="timecard_days", card=card)
 
 
