@@ -9,11 +9,12 @@ template; read-only tests share one copy (`api`), tests that write get their own
 
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
 import threading
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,6 +28,7 @@ from sqlalchemy import event
 
 from app import create_app
 from app.api.db import Database
+from app.api.demo import load_demo
 from app.api.migrate import upgrade
 from app.api.tokens import create_signing_key, mint_access_token
 from app.config import Settings
@@ -60,6 +62,38 @@ def _pg_execute(sql: str) -> None:
 
 def _pg_url(name: str) -> str:
     return PG_ADMIN.rsplit("/", 1)[0].replace("postgresql://", "postgresql+psycopg://") + "/" + name
+
+
+def built_once(tmp_path_factory: pytest.TempPathFactory, name: str,
+               build: Callable[[Path], None]) -> Path:
+    """The file `name`, made by `build(path)` in the first test worker that asks for it and
+    shared by every worker of the run (they copy it; nobody writes to it). A lock on the run's
+    temporary folder makes the others wait for it."""
+    root = tmp_path_factory.getbasetemp()
+    if WORKER != "main":  # xdist: the workers' folders share one parent per run
+        root = root.parent
+    target = root / name
+    with open(root / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not target.exists():
+            partial = root / f"{name}.partial"
+            build(partial)
+            partial.rename(target)
+    return target
+
+
+def copy_demo_database(tmp_path_factory: pytest.TempPathFactory, target: Path) -> None:
+    """Copy the demo organisation (`shiftdesk init --demo`, in the tests' time zone) to the
+    SQLite file `target`; it is migrated and loaded once per run."""
+
+    def load(path: Path) -> None:
+        settings = make_settings(f"sqlite:///{path}", path.with_suffix(".key"))
+        upgrade(settings.database_url)
+        database = Database(settings.database_url)
+        load_demo(database, settings)
+        database.dispose()
+
+    shutil.copyfile(built_once(tmp_path_factory, "demo.db", load), target)
 
 
 @dataclass

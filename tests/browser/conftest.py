@@ -36,12 +36,11 @@ from werkzeug.serving import BaseWSGIServer, WSGIRequestHandler, make_server
 
 from app import create_app
 from app.api.db import Database
-from app.api.demo import load_demo
 from app.api.migrate import upgrade
 from app.api.models import User
 from app.config import Settings
 from app.web.session import COOKIE_NAME
-from tests.conftest import INSTALL_CHROMIUM, NO_CHROMIUM
+from tests.conftest import INSTALL_CHROMIUM, NO_CHROMIUM, built_once, copy_demo_database
 from tests.factories import build_world
 
 if os.environ.get("CI"):  # CI runs every browser test or fails: never a silent skip
@@ -199,10 +198,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 @pytest.fixture(scope="session")
 def seeded_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A migrated, seeded SQLite file that each mode copies."""
-    path = tmp_path_factory.mktemp("browser-db") / "template.db"
-    _seed(f"sqlite:///{path}")
-    return path
+    """A migrated, seeded SQLite file that each mode copies (made once per run)."""
+    return built_once(tmp_path_factory, "browser-seeded.db",
+                      lambda path: _seed(f"sqlite:///{path}"))
 
 
 def _settings(db: Path, key: Path, sessions: Path, issuer: str, **extra: Any) -> Settings:
@@ -250,10 +248,7 @@ def demo_site(signing_key_path: Path, tmp_path_factory: pytest.TempPathFactory,
     server = _serve()
     base = f"http://127.0.0.1:{server.port}"
     settings = _settings(db, signing_key_path, folder / "sessions", f"{base}/auth")
-    upgrade(settings.database_url)
-    database = Database(settings.database_url)
-    load_demo(database, settings)
-    database.dispose()
+    copy_demo_database(tmp_path_factory, db)
     app = create_app(settings)
     server.slot.app = app
     yield Site("demo", base, ui=app, api=app, servers=[server])
