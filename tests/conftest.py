@@ -26,9 +26,9 @@ from flask import Flask
 from flask.testing import FlaskClient
 from sqlalchemy import event
 
+import app.api as api_package
 from app import create_app
 from app.api.db import Database
-from app.api.demo import load_demo
 from app.api.migrate import upgrade
 from app.api.tokens import create_signing_key, mint_access_token
 from app.config import Settings
@@ -40,6 +40,27 @@ BACKENDS = ("sqlite", "postgresql")
 # Browser tests skip with this reason where Chromium is missing (and fail under CI).
 NO_CHROMIUM = "no Chromium to drive"
 INSTALL_CHROMIUM = "apt-get install -y chromium"
+
+
+_load_signing_key = api_package.load_signing_key
+_SIGNING_KEYS: dict[tuple[str, int, int, int], Any] = {}
+
+
+def _kept_signing_key(path: Path, **kw: Any) -> Any:
+    """`load_signing_key` as apps call it, read once per key file and content: the suite
+    builds a thousand apps on a handful of key files, and each read parses and checks an RSA
+    private key (a tenth of an app's start-up). A changed or replaced file is read again."""
+    try:
+        stat = path.stat()
+    except OSError:
+        return _load_signing_key(path, **kw)
+    key = (str(path), stat.st_ino, stat.st_mtime_ns, stat.st_size)
+    if key not in _SIGNING_KEYS:
+        _SIGNING_KEYS[key] = _load_signing_key(path, **kw)
+    return _SIGNING_KEYS[key]
+
+
+api_package.load_signing_key = _kept_signing_key  # what create_app calls
 
 
 def _pg_available() -> bool:
@@ -87,6 +108,8 @@ def copy_demo_database(tmp_path_factory: pytest.TempPathFactory, target: Path) -
     SQLite file `target`; it is migrated and loaded once per run."""
 
     def load(path: Path) -> None:
+        from app.api.demo import load_demo
+
         settings = make_settings(f"sqlite:///{path}", path.with_suffix(".key"))
         upgrade(settings.database_url)
         database = Database(settings.database_url)
