@@ -211,9 +211,10 @@ def _settings(db: Path, key: Path, sessions: Path, issuer: str, **extra: Any) ->
 
 
 @pytest.fixture(scope="session", params=["embedded", "split"])
-def site(request: pytest.FixtureRequest, seeded_db: Path, signing_key_path: Path,
+def site(request: pytest.FixtureRequest, browser: Any, seeded_db: Path, signing_key_path: Path,
          tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
-    """Shiftdesk served for the browser, in one of the two modes."""
+    """Shiftdesk served for the browser, in one of the two modes. The browser comes first:
+    without Chromium the test skips before anything is seeded or served."""
     mode = request.param
     folder = tmp_path_factory.mktemp(f"site-{mode}")
     db = folder / "shiftdesk.db"
@@ -242,9 +243,10 @@ def site(request: pytest.FixtureRequest, seeded_db: Path, signing_key_path: Path
 
 
 @pytest.fixture(scope="session")
-def demo_site(signing_key_path: Path, tmp_path_factory: pytest.TempPathFactory,
+def demo_site(browser: Any, signing_key_path: Path, tmp_path_factory: pytest.TempPathFactory,
               ) -> Iterator[Site]:
-    """The demo organisation (four teams, sixty providers, a month of work) served embedded."""
+    """The demo organisation (four teams, sixty providers, a month of work) served embedded
+    (once there is a browser to reach it)."""
     folder = tmp_path_factory.mktemp("site-demo")
     db = folder / "shiftdesk.db"
     server = _serve()
