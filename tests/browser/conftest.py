@@ -18,10 +18,12 @@ console errors such as CSP violations.
 
 from __future__ import annotations
 
+import copy
 import os
 import re
 import shutil
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
@@ -277,6 +279,30 @@ def browser() -> Iterator[Any]:
         launched.close()
 
 
+@dataclass
+class _SignedIn:
+    """What a sign-in through the form left: the UI's session and the tab's cookies."""
+
+    session: dict[str, Any]
+    cookies: list[dict[str, Any]]
+    made: float
+
+
+# Sign-ins kept for reuse, per mode and email (one worker's; see `Browse.sign_in`). A kept one
+# is handed out for KEEP_SIGN_IN seconds: its access token (900 s) then has over ten minutes
+# left, so no copy refreshes it during a journey (copies share the refresh token, and a refresh
+# token used twice revokes its family).
+_SIGNED_IN: dict[tuple[str, str], _SignedIn] = {}
+KEEP_SIGN_IN = 240
+_REAL_SIGN_IN = False
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """Note whether the test signs in through the form every time (`real_sign_in`)."""
+    global _REAL_SIGN_IN
+    _REAL_SIGN_IN = item.get_closest_marker("real_sign_in") is not None
+
+
 class Browse:
     """A browser tab on the site; every page it reaches is checked for accessibility."""
 
@@ -354,9 +380,40 @@ class Browse:
 
     def sign_in(self, email: str, password: str = PASSWORD, *, start: str = "/") -> None:
         """Sign in from `start` (which sends a visitor to the provider's sign-in page), ending
-        wherever it leads."""
+        wherever it leads.
+
+        Outside the tests marked `real_sign_in` (those of signing in and out themselves), a
+        person this worker signed in with the right password less than `KEEP_SIGN_IN` seconds
+        ago enters as that sign-in left them instead: a session of their own on the UI's server
+        holding a copy of what the sign-in stored, and the provider's cookie; the tab then opens
+        `start`. A tab that already holds cookies always signs in through the form.
+        """
+        key = (self.site.mode, email)
+        reuse = not _REAL_SIGN_IN and password == PASSWORD and not self.context.cookies()
+        kept = _SIGNED_IN.get(key)
+        if reuse and kept is not None and time.monotonic() - kept.made < KEEP_SIGN_IN:
+            self._enter(kept)
+            self.goto(start)
+            return
         self.goto(start)
         self.fill_credentials(email, password)
+        if reuse:
+            stored = self.site.session(self.context)
+            if stored.get("auth"):
+                _SIGNED_IN[key] = _SignedIn(copy.deepcopy(stored), self.context.cookies(),
+                                            time.monotonic())
+
+    def _enter(self, kept: _SignedIn) -> None:
+        """Give the tab a new UI session holding a copy of `kept`, and its cookies."""
+        ui = self.site.ui
+        with ui.test_request_context("/", base_url=self.site.url):
+            session = ui.session_interface.open_session(ui, request)  # a new, empty one
+            session.update(copy.deepcopy(kept.session))
+            session.modified = True
+            ui.session_interface.save_session(ui, session, ui.response_class())
+            sid = session.sid
+        self.context.add_cookies([{**cookie, "value": sid} if cookie["name"] == COOKIE_NAME
+                                  else cookie for cookie in kept.cookies])
 
     def fill_credentials(self, email: str, password: str = PASSWORD) -> None:
         """Type into the provider's sign-in form and send it."""
