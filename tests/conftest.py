@@ -9,11 +9,12 @@ template; read-only tests share one copy (`api`), tests that write get their own
 
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
 import threading
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +26,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 from sqlalchemy import event
 
+import app.api as api_package
 from app import create_app
 from app.api.db import Database
 from app.api.migrate import upgrade
@@ -38,6 +40,27 @@ BACKENDS = ("sqlite", "postgresql")
 # Browser tests skip with this reason where Chromium is missing (and fail under CI).
 NO_CHROMIUM = "no Chromium to drive"
 INSTALL_CHROMIUM = "apt-get install -y chromium"
+
+
+_load_signing_key = api_package.load_signing_key
+_SIGNING_KEYS: dict[tuple[str, int, int, int], Any] = {}
+
+
+def _kept_signing_key(path: Path, **kw: Any) -> Any:
+    """`load_signing_key` as apps call it, read once per key file and content: the suite
+    builds a thousand apps on a handful of key files, and each read parses and checks an RSA
+    private key (a tenth of an app's start-up). A changed or replaced file is read again."""
+    try:
+        stat = path.stat()
+    except OSError:
+        return _load_signing_key(path, **kw)
+    key = (str(path), stat.st_ino, stat.st_mtime_ns, stat.st_size)
+    if key not in _SIGNING_KEYS:
+        _SIGNING_KEYS[key] = _load_signing_key(path, **kw)
+    return _SIGNING_KEYS[key]
+
+
+api_package.load_signing_key = _kept_signing_key  # what create_app calls
 
 
 def _pg_available() -> bool:
@@ -60,6 +83,40 @@ def _pg_execute(sql: str) -> None:
 
 def _pg_url(name: str) -> str:
     return PG_ADMIN.rsplit("/", 1)[0].replace("postgresql://", "postgresql+psycopg://") + "/" + name
+
+
+def built_once(tmp_path_factory: pytest.TempPathFactory, name: str,
+               build: Callable[[Path], None]) -> Path:
+    """The file `name`, made by `build(path)` in the first test worker that asks for it and
+    shared by every worker of the run (they copy it; nobody writes to it). A lock on the run's
+    temporary folder makes the others wait for it."""
+    root = tmp_path_factory.getbasetemp()
+    if WORKER != "main":  # xdist: the workers' folders share one parent per run
+        root = root.parent
+    target = root / name
+    with open(root / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not target.exists():
+            partial = root / f"{name}.partial"
+            build(partial)
+            partial.rename(target)
+    return target
+
+
+def copy_demo_database(tmp_path_factory: pytest.TempPathFactory, target: Path) -> None:
+    """Copy the demo organisation (`shiftdesk init --demo`, in the tests' time zone) to the
+    SQLite file `target`; it is migrated and loaded once per run."""
+
+    def load(path: Path) -> None:
+        from app.api.demo import load_demo
+
+        settings = make_settings(f"sqlite:///{path}", path.with_suffix(".key"))
+        upgrade(settings.database_url)
+        database = Database(settings.database_url)
+        load_demo(database, settings)
+        database.dispose()
+
+    shutil.copyfile(built_once(tmp_path_factory, "demo.db", load), target)
 
 
 @dataclass

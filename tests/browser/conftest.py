@@ -18,10 +18,12 @@ console errors such as CSP violations.
 
 from __future__ import annotations
 
+import copy
 import os
 import re
 import shutil
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
@@ -36,12 +38,11 @@ from werkzeug.serving import BaseWSGIServer, WSGIRequestHandler, make_server
 
 from app import create_app
 from app.api.db import Database
-from app.api.demo import load_demo
 from app.api.migrate import upgrade
 from app.api.models import User
 from app.config import Settings
 from app.web.session import COOKIE_NAME
-from tests.conftest import INSTALL_CHROMIUM, NO_CHROMIUM
+from tests.conftest import INSTALL_CHROMIUM, NO_CHROMIUM, built_once, copy_demo_database
 from tests.factories import build_world
 
 if os.environ.get("CI"):  # CI runs every browser test or fails: never a silent skip
@@ -60,6 +61,9 @@ AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]
 # axe-core's best-practice rules too (unique landmarks, one main, headings in order …).
 AXE_ALL_TAGS = [*AXE_TAGS, "best-practice"]
 PASSWORD = "demo"
+# The demo password under cheap scrypt parameters (the check reads them from the stored hash):
+# the default ones cost a tenth of a second or more at every sign-in.
+PASSWORD_HASH = generate_password_hash(PASSWORD, method="scrypt:1024:8:1")
 DESKTOP = {"width": 1280, "height": 900}
 PHONE = {"width": 390, "height": 844}
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
@@ -172,12 +176,11 @@ class Site:
 def _seed(url: str) -> None:
     upgrade(url)
     database = Database(url)
-    password_hash = generate_password_hash(PASSWORD)
     with database.unit_of_work(write=True) as session:
         build_world(session)
         session.flush()
         for user in session.scalars(select(User).where(User.type == "user")):
-            user.password_hash = password_hash
+            user.password_hash = PASSWORD_HASH
     database.dispose()
 
 
@@ -199,10 +202,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 @pytest.fixture(scope="session")
 def seeded_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A migrated, seeded SQLite file that each mode copies."""
-    path = tmp_path_factory.mktemp("browser-db") / "template.db"
-    _seed(f"sqlite:///{path}")
-    return path
+    """A migrated, seeded SQLite file that each mode copies (made once per run)."""
+    return built_once(tmp_path_factory, "browser-seeded.db",
+                      lambda path: _seed(f"sqlite:///{path}"))
 
 
 def _settings(db: Path, key: Path, sessions: Path, issuer: str, **extra: Any) -> Settings:
@@ -211,9 +213,10 @@ def _settings(db: Path, key: Path, sessions: Path, issuer: str, **extra: Any) ->
 
 
 @pytest.fixture(scope="session", params=["embedded", "split"])
-def site(request: pytest.FixtureRequest, seeded_db: Path, signing_key_path: Path,
+def site(request: pytest.FixtureRequest, browser: Any, seeded_db: Path, signing_key_path: Path,
          tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
-    """Shiftdesk served for the browser, in one of the two modes."""
+    """Shiftdesk served for the browser, in one of the two modes. The browser comes first:
+    without Chromium the test skips before anything is seeded or served."""
     mode = request.param
     folder = tmp_path_factory.mktemp(f"site-{mode}")
     db = folder / "shiftdesk.db"
@@ -242,18 +245,16 @@ def site(request: pytest.FixtureRequest, seeded_db: Path, signing_key_path: Path
 
 
 @pytest.fixture(scope="session")
-def demo_site(signing_key_path: Path, tmp_path_factory: pytest.TempPathFactory,
+def demo_site(browser: Any, signing_key_path: Path, tmp_path_factory: pytest.TempPathFactory,
               ) -> Iterator[Site]:
-    """The demo organisation (four teams, sixty providers, a month of work) served embedded."""
+    """The demo organisation (four teams, sixty providers, a month of work) served embedded
+    (once there is a browser to reach it)."""
     folder = tmp_path_factory.mktemp("site-demo")
     db = folder / "shiftdesk.db"
     server = _serve()
     base = f"http://127.0.0.1:{server.port}"
     settings = _settings(db, signing_key_path, folder / "sessions", f"{base}/auth")
-    upgrade(settings.database_url)
-    database = Database(settings.database_url)
-    load_demo(database, settings)
-    database.dispose()
+    copy_demo_database(tmp_path_factory, db)
     app = create_app(settings)
     server.slot.app = app
     yield Site("demo", base, ui=app, api=app, servers=[server])
@@ -276,6 +277,30 @@ def browser() -> Iterator[Any]:
             pytest.skip(reason)
         yield launched
         launched.close()
+
+
+@dataclass
+class _SignedIn:
+    """What a sign-in through the form left: the UI's session and the tab's cookies."""
+
+    session: dict[str, Any]
+    cookies: list[dict[str, Any]]
+    made: float
+
+
+# Sign-ins kept for reuse, per mode and email (one worker's; see `Browse.sign_in`). A kept one
+# is handed out for KEEP_SIGN_IN seconds: its access token (900 s) then has over ten minutes
+# left, so no copy refreshes it during a journey (copies share the refresh token, and a refresh
+# token used twice revokes its family).
+_SIGNED_IN: dict[tuple[str, str], _SignedIn] = {}
+KEEP_SIGN_IN = 240
+_REAL_SIGN_IN = False
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """Note whether the test signs in through the form every time (`real_sign_in`)."""
+    global _REAL_SIGN_IN
+    _REAL_SIGN_IN = item.get_closest_marker("real_sign_in") is not None
 
 
 class Browse:
@@ -355,9 +380,40 @@ class Browse:
 
     def sign_in(self, email: str, password: str = PASSWORD, *, start: str = "/") -> None:
         """Sign in from `start` (which sends a visitor to the provider's sign-in page), ending
-        wherever it leads."""
+        wherever it leads.
+
+        Outside the tests marked `real_sign_in` (those of signing in and out themselves), a
+        person this worker signed in with the right password less than `KEEP_SIGN_IN` seconds
+        ago enters as that sign-in left them instead: a session of their own on the UI's server
+        holding a copy of what the sign-in stored, and the provider's cookie; the tab then opens
+        `start`. A tab that already holds cookies always signs in through the form.
+        """
+        key = (self.site.mode, email)
+        reuse = not _REAL_SIGN_IN and password == PASSWORD and not self.context.cookies()
+        kept = _SIGNED_IN.get(key)
+        if reuse and kept is not None and time.monotonic() - kept.made < KEEP_SIGN_IN:
+            self._enter(kept)
+            self.goto(start)
+            return
         self.goto(start)
         self.fill_credentials(email, password)
+        if reuse:
+            stored = self.site.session(self.context)
+            if stored.get("auth"):
+                _SIGNED_IN[key] = _SignedIn(copy.deepcopy(stored), self.context.cookies(),
+                                            time.monotonic())
+
+    def _enter(self, kept: _SignedIn) -> None:
+        """Give the tab a new UI session holding a copy of `kept`, and its cookies."""
+        ui = self.site.ui
+        with ui.test_request_context("/", base_url=self.site.url):
+            session = ui.session_interface.open_session(ui, request)  # a new, empty one
+            session.update(copy.deepcopy(kept.session))
+            session.modified = True
+            ui.session_interface.save_session(ui, session, ui.response_class())
+            sid = session.sid
+        self.context.add_cookies([{**cookie, "value": sid} if cookie["name"] == COOKIE_NAME
+                                  else cookie for cookie in kept.cookies])
 
     def fill_credentials(self, email: str, password: str = PASSWORD) -> None:
         """Type into the provider's sign-in form and send it."""

@@ -12,7 +12,8 @@ import time
 import pytest
 from playwright.sync_api import expect
 
-pytestmark = pytest.mark.xdist_group("browser")
+# These journeys are about signing in and out, so every sign-in goes through the form.
+pytestmark = [pytest.mark.xdist_group("browser"), pytest.mark.real_sign_in]
 
 MENUS = {
     "provider@example.com": ["Home", "Clock", "My timecard", "My shifts", "Open shifts",

@@ -29,12 +29,9 @@ from pydantic import BaseModel
 
 import app.contract as contract_package
 from app import create_app
-from app.api.db import Database
-from app.api.demo import load_demo
 from app.api.demo.state import demo_id
-from app.api.migrate import upgrade
 from app.api.tokens import mint_access_token
-from tests.conftest import make_settings
+from tests.conftest import copy_demo_database, make_settings
 from tests.page_kinds import kind
 
 ACCOUNTS = ["admin", "manager", "scheduler", "provider"]
@@ -164,10 +161,7 @@ def demo_app(signing_key_path: Path, tmp_path_factory: pytest.TempPathFactory) -
     folder = tmp_path_factory.mktemp("demo-words")
     settings = make_settings(f"sqlite:///{folder / 'demo.db'}", signing_key_path,
                              session_dir=folder / "sessions")
-    upgrade(settings.database_url)
-    database = Database(settings.database_url)
-    load_demo(database, settings)
-    database.dispose()
+    copy_demo_database(tmp_path_factory, folder / "demo.db")
     app = create_app(settings)
     yield app
     app.extensions["shiftdesk"].db.dispose()

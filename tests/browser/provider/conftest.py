@@ -13,15 +13,13 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from sqlalchemy.orm import Session
-from werkzeug.security import generate_password_hash
 
 from app.api import models as m
 from app.api.seed import install_roles
-from tests.browser.conftest import PASSWORD, Site
+from tests.browser.conftest import PASSWORD_HASH, Site
 from tests.factories import make_provider, make_shift, uid
 
 _COUNTER = itertools.count(1)
-_HASH = generate_password_hash(PASSWORD)
 
 
 def arrange(site: Site, change: Callable[[Session], Any]) -> Any:
@@ -46,7 +44,7 @@ def account(site: Site, name: str, *, team: str = "Emergency",
         session.flush()
         person.user.rbac_roles = [roles["Provider"]]
         person.roles = [session.get(m.Role, uid(f"role:{team}:Registered Nurse"))]
-        person.user.password_hash = _HASH
+        person.user.password_hash = PASSWORD_HASH
         for key in policies:
             policy = session.get(m.TimeOffPolicy, uid(f"policy:{key}"))
             assert policy is not None
