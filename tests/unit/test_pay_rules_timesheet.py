@@ -102,7 +102,7 @@ def test_a_window_inside_the_week_counts_the_week_before_it_as_context() -> None
     """Issue 23: overtime depends on the whole workweek: a window of Friday alone, computed
     from the punches since the week's start, pays Friday as overtime like the whole week."""
     friday = (local(date(2026, 3, 6), 0), local(date(2026, 3, 7), 0))
-    assert context_start(friday[0], [FEDERAL]) == WEEK[0]
+    assert context_start(friday[0], [FEDERAL]) == WEEK[0] - MAX_SESSION
     punches = fifty_hours()
     sheet = compute(punches, window=friday)
     assert sheet.pay_code_totals == [PayCodeTotal(OT, RN, 0, 600)]
@@ -112,10 +112,13 @@ def test_a_window_inside_the_week_counts_the_week_before_it_as_context() -> None
 
 
 def test_context_start_reaches_back_to_the_period_start_with_a_period_rule() -> None:
-    """FLSA 7(j): the 80 hours are counted from the 14-day period's first day."""
+    """FLSA 7(j): the 80 hours are counted from the 14-day period's first day; the work is
+    loaded from `MAX_SESSION` before it, so that a night shift crossing into the period pairs
+    up and its hours after the period's start count toward the 80."""
     second_week = local(SUNDAY + timedelta(days=9), 0)
-    assert context_start(second_week, [EIGHT_AND_80]) == local(SUNDAY, 0)
-    assert context_start(second_week, [FEDERAL]) == local(SUNDAY + timedelta(days=7), 0)
+    assert context_start(second_week, [EIGHT_AND_80]) == local(SUNDAY, 0) - MAX_SESSION
+    assert context_start(second_week, [FEDERAL]) == (
+        local(SUNDAY + timedelta(days=7), 0) - MAX_SESSION)
     assert context_start(second_week, []) == second_week - MAX_SESSION
 
 

@@ -219,7 +219,10 @@ def meal_deduction(start: datetime, end: datetime, meals: Sequence[tuple[datetim
                    rule: WorkRule) -> tuple[datetime, datetime] | None:
     """The auto-deducted meal of a session spanning `[start, end)` (after rounding) with these
     qualifying punched meals, or None: `deduct_minutes` centred on the session's midpoint, when
-    the span reaches `after_minutes` and no meal was punched."""
+    the span reaches `after_minutes` and no meal was punched. It starts a whole number of
+    minutes after the clock-in (the centre rounded down), so a session of whole minutes keeps
+    whole-minute pieces: a half minute would make each day's whole minutes depend on where
+    the timesheet's window starts."""
     meal = rule.meal
     if meal is None or meal.deduct_minutes <= 0 or meals:
         return None
@@ -227,8 +230,8 @@ def meal_deduction(start: datetime, end: datetime, meals: Sequence[tuple[datetim
     if span < timedelta(minutes=meal.after_minutes) or span <= _ZERO:
         return None
     deduct = min(timedelta(minutes=meal.deduct_minutes), span)
-    middle = start + span // 2
-    first = max(start, middle - deduct // 2)
+    offset = timedelta(minutes=((span - deduct) // 2) // timedelta(minutes=1))
+    first = start + offset
     return first, min(end, first + deduct)
 
 

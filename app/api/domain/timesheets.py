@@ -658,23 +658,23 @@ def _warnings(sessions: Sequence[tuple[_Session, ScheduledShift | None]],
 
 def context_start(start: datetime, rules: Sequence[WorkRule]) -> datetime:
     """From when a timesheet for a window starting at `start` needs the provider's shifts and
-    punches: `start` minus `MAX_SESSION` (a session crossing the window's start), or, with pay
-    rules, the start of the workweek holding that instant, or of the 14-day period holding it
-    when a version has period rules, whichever is earlier (overtime depends on the work
-    before the window in its workweek and period)."""
-    at = start - MAX_SESSION
-    if not rules:
-        return at
-    cal = rules_.calendar(rules, at, at)
-    earliest = at
-    week = cal.week_at(at)
-    if week >= 0:
-        earliest = min(earliest, cal.weeks[week])
-    if any(r.rules_of("period") and r.period_anchor is not None for r in rules):
-        period = cal.period_at(at)
-        if period >= 0:
-            earliest = min(earliest, cal.periods[period])
-    return earliest
+    punches: without pay rules, `start` minus `MAX_SESSION` (a session crossing the window's
+    start); with them, `MAX_SESSION` before the start of the workweek holding `start`, or of
+    the 14-day period holding it when a version has period rules, whichever is earlier.
+    Overtime depends on the work before the window in its workweek and period, and a session
+    crossing that week's or period's start must pair up too: its part after the start counts
+    toward the thresholds."""
+    earliest = start
+    if rules:
+        cal = rules_.calendar(rules, start, start)
+        week = cal.week_at(start)
+        if week >= 0:
+            earliest = min(earliest, cal.weeks[week])
+        if any(r.rules_of("period") and r.period_anchor is not None for r in rules):
+            period = cal.period_at(start)
+            if period >= 0:
+                earliest = min(earliest, cal.periods[period])
+    return earliest - MAX_SESSION
 
 
 class _RulePiece(NamedTuple):
