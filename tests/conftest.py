@@ -24,6 +24,7 @@ import psycopg
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
+from hypothesis import settings as hypothesis_settings
 from sqlalchemy import event
 
 import app.api as api_package
@@ -33,6 +34,10 @@ from app.api.migrate import upgrade
 from app.api.tokens import create_signing_key, mint_access_token
 from app.config import Settings
 from tests.factories import BOT_TOKEN, World, build_world
+
+# No example may fail for being slow: a loaded CI machine is no bug (speed is `make bench`'s).
+hypothesis_settings.register_profile("shiftdesk", deadline=None)
+hypothesis_settings.load_profile("shiftdesk")
 
 PG_ADMIN = os.environ.get("SHIFTDESK_TEST_PG", "postgresql://postgres@127.0.0.1:5432/postgres")
 WORKER = os.environ.get("PYTEST_XDIST_WORKER", "main")

@@ -421,7 +421,10 @@ def _session_end(session: _Session, shift: ScheduledShift | None,
 
 class _Piece(NamedTuple):
     """A labelled stretch `[start, end)` of a session; touching pieces with equal labels are
-    joined. A named tuple, not a dataclass: a team's page makes tens of thousands of them."""
+    joined (`_segments`). A named tuple, not a dataclass: a team's page makes tens of thousands
+    of them. Under pay rules a piece also carries the overtime rule paying it, the workday it
+    lies in (pieces of two workdays are never joined) and its overtime basis (not a label: a
+    joined piece's basis spans both)."""
 
     start: datetime
     end: datetime
@@ -432,11 +435,40 @@ class _Piece(NamedTuple):
     pay_codes: tuple[Id, ...]
     day: date
     session: Id
+    overtime: tuple[Id, ...] = ()
+    workday: datetime | None = None
+    basis: tuple[str, int, int] | None = None
 
     @property
     def labels(self) -> tuple[object, ...]:
-        """Everything but the bounds."""
-        return self[2:]
+        """Everything but the bounds and the basis."""
+        return self[2:11]
+
+
+def _segments(pieces: list[_Piece]) -> list[PaySegment]:
+    """The pay segments of `pieces`: in time order, touching pieces with equal labels joined
+    (their bases joined too)."""
+    pieces.sort(key=lambda p: p.start)
+    joined: list[_Piece] = []
+    for piece in pieces:
+        last = joined[-1] if joined else None
+        if last is not None and last.end == piece.start and last.labels == piece.labels:
+            basis = last.basis
+            if basis is not None and piece.basis is not None:
+                basis = (basis[0], basis[1], piece.basis[2])
+            joined[-1] = last._replace(end=piece.end, basis=basis)
+        else:
+            joined.append(piece)
+    return [
+        PaySegment(
+            id=pay_segment_id(p.session, p.type, p.start),
+            type=p.type, start=p.start, end=p.end, shift_id=p.shift_id,
+            timecard_id=p.timecard_id, pay_codes=p.pay_codes, role_id=p.role_id, day=p.day,
+            overtime=p.overtime,
+            basis=(p.basis[0], p.basis[1] // 60, p.basis[2] // 60) if p.basis else None,
+        )
+        for p in joined
+    ]
 
 
 def _raw_pieces(session: _Session, shift: ScheduledShift | None, end: datetime,
@@ -521,22 +553,7 @@ def _pay_segments(sessions: Sequence[tuple[_Session, ScheduledShift | None, date
                     card.id if card is not None else session.clock_in.timecard_id,
                     codes, start.astimezone(data.zone).date(), session.clock_in.id,
                 ))
-    pieces.sort(key=lambda p: p.start)
-    joined: list[_Piece] = []
-    for piece in pieces:
-        last = joined[-1] if joined else None
-        if last is not None and last.end == piece.start and last.labels == piece.labels:
-            joined[-1] = last._replace(end=piece.end)
-        else:
-            joined.append(piece)
-    return [
-        PaySegment(
-            id=pay_segment_id(p.session, p.type, p.start),
-            type=p.type, start=p.start, end=p.end, shift_id=p.shift_id,
-            timecard_id=p.timecard_id, pay_codes=p.pay_codes, role_id=p.role_id, day=p.day,
-        )
-        for p in joined
-    ]
+    return _segments(pieces)
 
 
 Key = tuple[Id, Id | None]
@@ -677,29 +694,6 @@ def context_start(start: datetime, rules: Sequence[WorkRule]) -> datetime:
     return earliest - MAX_SESSION
 
 
-class _RulePiece(NamedTuple):
-    """A `_Piece` paid under the pay rules: also the overtime rule, the workday it lies in
-    (pieces of two workdays are never joined) and the basis (not a label)."""
-
-    start: datetime
-    end: datetime
-    type: PieceType
-    role_id: Id | None
-    shift_id: Id | None
-    timecard_id: Id | None
-    pay_codes: tuple[Id, ...]
-    day: date
-    session: Id
-    overtime: tuple[Id, ...]
-    workday: datetime | None
-    basis: tuple[str, int, int] | None
-
-    @property
-    def labels(self) -> tuple[object, ...]:
-        """Everything but the bounds and the basis."""
-        return self[2:11]
-
-
 class _Source(NamedTuple):
     """What a piece sent to the classification came from."""
 
@@ -800,7 +794,7 @@ def _ruled_pay_segments(classified: Sequence[ClassifiedPiece], sources: Sequence
         if c.end > window.start and c.start < window.end and isinstance(c.key, int)]
     items.extend((a, b, index, None) for a, b, index in unpaid
                  if b > window.start and a < window.end)
-    pieces: list[_RulePiece] = []
+    pieces: list[_Piece] = []
     for first, last, index, paid in items:
         first, last = max(first, window.start), min(last, window.end)
         source = sources[index]
@@ -825,33 +819,12 @@ def _ruled_pay_segments(classified: Sequence[ClassifiedPiece], sources: Sequence
             else:
                 card = _timecard_at(start, data.timecards)
                 card_id = cards[offset_gap] = card.id if card is not None else None
-            pieces.append(_RulePiece(
+            pieces.append(_Piece(
                 start, stop, source.type, source.role_id, source.shift_id,
                 card_id if card_id is not None else source.card, codes,
                 local_days[bisect_right(midnights, start)], source.session, overtime, workday,
                 basis))
-    pieces.sort(key=lambda p: p.start)
-    joined: list[_RulePiece] = []
-    for piece in pieces:
-        last_piece = joined[-1] if joined else None
-        if (last_piece is not None and last_piece.end == piece.start
-                and last_piece.labels == piece.labels):
-            basis = last_piece.basis
-            if basis is not None and piece.basis is not None:
-                basis = (basis[0], basis[1], piece.basis[2])
-            joined[-1] = last_piece._replace(end=piece.end, basis=basis)
-        else:
-            joined.append(piece)
-    return [
-        PaySegment(
-            id=pay_segment_id(p.session, p.type, p.start),
-            type=p.type, start=p.start, end=p.end, shift_id=p.shift_id,
-            timecard_id=p.timecard_id, pay_codes=p.pay_codes, role_id=p.role_id, day=p.day,
-            overtime=p.overtime,
-            basis=(p.basis[0], p.basis[1] // 60, p.basis[2] // 60) if p.basis else None,
-        )
-        for p in joined
-    ]
+    return _segments(pieces)
 
 
 def _week_hours(classified: Sequence[ClassifiedPiece], window: Interval[datetime],
