@@ -10,10 +10,11 @@ It reaches the API only through `app.client`, never `app.api`.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, tzinfo
 from decimal import Decimal, InvalidOperation
+from typing import NamedTuple
 
 from flask import g
 
@@ -240,8 +241,21 @@ def rounding_note(punch: TimesheetPunchRead) -> str:
     return f"rounded to {words} by the work rule"
 
 
-def weekly_totals(weeks: Sequence[TimesheetWeek]) -> Mapping[str, int]:
+class HoursByClass(NamedTuple):
+    """Minutes of regular, overtime and double time."""
+
+    regular: int
+    overtime: int
+    double_time: int
+
+    @property
+    def worked(self) -> int:
+        """Every class together."""
+        return self.regular + self.overtime + self.double_time
+
+
+def weekly_totals(weeks: Sequence[TimesheetWeek]) -> HoursByClass:
     """Regular, overtime and double-time minutes over the weeks."""
-    return {"regular": sum(w.regular_minutes for w in weeks),
-            "overtime": sum(w.overtime_minutes for w in weeks),
-            "double": sum(w.double_time_minutes for w in weeks)}
+    return HoursByClass(sum(w.regular_minutes for w in weeks),
+                        sum(w.overtime_minutes for w in weeks),
+                        sum(w.double_time_minutes for w in weeks))

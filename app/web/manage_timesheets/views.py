@@ -88,6 +88,7 @@ from app.web.overtime import (
     rounding_note,
     rule_cache,
     segments_by_row,
+    weekly_totals,
 )
 from app.web.security import safe_next
 from app.web.worked_days import ShiftRow, page_errors, scheduled_minutes, shift_rows
@@ -195,12 +196,12 @@ class Sheet:
     @property
     def overtime(self) -> int:
         """Overtime minutes in the period (double time apart)."""
-        return sum(w.overtime_minutes for w in self.weeks)
+        return weekly_totals(self.weeks).overtime
 
     @property
     def double_time(self) -> int:
         """Double-time minutes in the period."""
-        return sum(w.double_time_minutes for w in self.weeks)
+        return weekly_totals(self.weeks).double_time
 
     @cached_property
     def _overtime_segments(self) -> dict[str, Any]:

@@ -48,6 +48,7 @@ from app.web.overtime import (
     rule_cache,
     segments_by_row,
     week_holding,
+    weekly_totals,
 )
 from app.web.worked_days import ShiftRow, scheduled_minutes, shift_rows
 
@@ -92,8 +93,7 @@ class Card:
     @property
     def week_worked(self) -> int:
         """Minutes worked so far in the workweek holding now (every class of pay)."""
-        w = self.week
-        return w.regular_minutes + w.overtime_minutes + w.double_time_minutes if w else 0
+        return weekly_totals([self.week] if self.week else []).worked
 
     @property
     def overtime_started(self) -> bool:
