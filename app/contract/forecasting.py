@@ -6,9 +6,20 @@ the upload model itself takes any number of rows.
 
 from __future__ import annotations
 
-from pydantic import ConfigDict, Field, RootModel
+from typing import Annotated
 
-from app.contract.common import EXTENSION, Count, Id, ListQuery, OpenModel, Page, Timestamp
+from pydantic import AfterValidator, ConfigDict, Field, RootModel
+
+from app.contract.common import (
+    EXTENSION,
+    ApiModel,
+    Count,
+    Id,
+    ListQuery,
+    OpenModel,
+    Page,
+    Timestamp,
+)
 
 MAX_DEMAND_ROWS = 1000
 """Most rows one upload may carry; beyond it the API answers `batch-size-exceeded`."""
@@ -57,3 +68,70 @@ class DemandForecastListQuery(ListQuery):
     role: Id | None = None
     start_date: Timestamp | None = Field(default=None, description="Rows ending after.")
     end_date: Timestamp | None = Field(default=None, description="Rows starting before.")
+
+
+MAX_COVERAGE_DAYS = 31
+"""Longest window one coverage answer covers."""
+
+
+def _divides_a_day(minutes: int) -> int:
+    if (24 * 60) % minutes:
+        raise ValueError("must divide a day (1440 minutes) evenly, e.g. 15, 30, 60 or 120")
+    return minutes
+
+
+class CoverageQuery(ApiModel):
+    """Query of GET /v1/forecasting/coverage (extension): a team's window, optionally one role,
+    cut into intervals of `interval` minutes."""
+
+    model_config = ConfigDict(json_schema_extra=EXTENSION)
+
+    team_id: Id = Field(description="The team whose roles and shifts are counted.")
+    start_date: Timestamp
+    end_date: Timestamp = Field(description=f"At most {MAX_COVERAGE_DAYS} days after startDate.")
+    role_id: Id | None = Field(default=None, description="Only this role of the team.")
+    interval: Annotated[int, AfterValidator(_divides_a_day)] = Field(
+        default=60, ge=5, le=24 * 60, description=(
+            "Minutes per interval, a divisor of a day. Intervals are laid in elapsed time from "
+            "each local midnight of the site's zone: a spring-forward day has one hourly "
+            "interval fewer, a fall-back day one more."))
+
+
+class CoverageInterval(ApiModel):
+    """One interval of one role. Each figure is a headcount averaged over the interval
+    (30 minutes of one nurse in a 60-minute interval count 0.5), to 4 decimal places."""
+
+    start_date: Timestamp
+    end_date: Timestamp
+    demand: float = Field(description="Staff the forecast asks for (rows overlapping add up).")
+    scheduled: float = Field(description=(
+        "Staff on assigned shifts' working segments (no callouts, no breaks, no on-call time), "
+        "less their approved time off; a person counts once however many shifts overlap."))
+    open: float = Field(description="Staff the open shifts' working segments would add.")
+    gap: float = Field(description="demand - scheduled: above 0 short, below 0 over.")
+
+
+class CoverageRole(ApiModel):
+    """A role's coverage over the window."""
+
+    role_id: Id
+    role_name: str
+    has_forecast: bool = Field(description="Whether any forecast row of the role overlaps the "
+                                           "window (without one, demand is 0 throughout).")
+    short_hours: float = Field(description="Staff-hours missing over the window: the sum of "
+                                           "each interval's positive gap times its length.")
+    intervals: list[CoverageInterval]
+
+
+class CoverageRead(ApiModel):
+    """Answer of GET /v1/forecasting/coverage (extension): per role of the team, demand against
+    scheduled and open staff, interval by interval."""
+
+    model_config = ConfigDict(json_schema_extra=EXTENSION)
+
+    team_id: Id
+    start_date: Timestamp
+    end_date: Timestamp
+    interval: int
+    time_zone: str = Field(description="The zone whose local midnights the intervals start at.")
+    roles: list[CoverageRole]

@@ -11,9 +11,12 @@ from sqlalchemy.orm import Session
 from app.api.auth import Actor
 from app.api.pagination import Paginator
 from app.api.routing import endpoint
+from app.api.services import coverage
 from app.api.services import forecasting as service
 from app.config import Settings
 from app.contract.forecasting import (
+    CoverageQuery,
+    CoverageRead,
     DemandForecastListQuery,
     DemandForecastPage,
     DemandForecastUpload,
@@ -47,3 +50,26 @@ def list_demand_forecast(session: Session, actor: Actor, query: DemandForecastLi
     """Stored forecast rows by start date, of one role and overlapping a window if given."""
     rows, cursor = service.list_demand_forecast(session, actor=actor, query=query, pages=pages)
     return DemandForecastPage(items=[service.demand_forecast_read(r) for r in rows], cursor=cursor)
+
+
+@endpoint("GET", "/forecasting/coverage", summary="Staffing coverage of a team against demand",
+          query=CoverageQuery, response=CoverageRead,
+          codes=["validation", "negative-range", "team-not-found", "role-not-found",
+                 "unauthorized"],
+          extension=True, tag="Forecasting",
+          permits=[("view", "DemandForecast"), ("view", "Shift")])
+def get_coverage(session: Session, actor: Actor, settings: Settings,
+                 query: CoverageQuery) -> CoverageRead:
+    """Per role of the team (or `roleId` alone) and per interval of the window (at most 31
+    days), the staff in `demand` (the forecast rows overlapping it, added up), `scheduled`
+    (working segments of assigned shifts that are not callouts, less the person's approved time
+    off; breaks and on-call time do not count, and a person counts once however many of their
+    shifts overlap), `open` (the open shifts' working segments) and `gap` (`demand -
+    scheduled`: above 0 short, below 0 over), each as a headcount averaged over the interval.
+
+    Intervals of `interval` minutes (a divisor of a day; default 60) are laid in elapsed time
+    from each local midnight of the site's zone: the spring-forward day has 23 hourly
+    intervals, the fall-back day 25. A window not on that grid starts or ends with a shorter
+    interval. Needs `view` DemandForecast and `view` Shift in the team.
+    """
+    return coverage.team_coverage(session, actor=actor, query=query, zone=settings.zone)

@@ -1,0 +1,129 @@
+"""Staffing coverage: per role and interval, the headcount in demand against the headcount
+scheduled and the open shifts offered. Pure: no Flask, no SQL.
+
+A figure is a *headcount-time average* over its interval: a nurse on the floor for 30 minutes of
+a 60-minute interval counts 0.5; two forecast rows of 3 staff each covering the interval add up
+to 6. Everything is exact (`Fraction`), and intervals are laid in elapsed time from each local
+midnight of the zone, so the day of a spring-forward has 23 hourly intervals and the day of a
+fall-back 25 — no hour missing, none counted twice.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left, bisect_right
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, time, timedelta, tzinfo
+from fractions import Fraction
+from itertools import pairwise
+
+from app.api.domain import intervals as iv
+from app.api.domain.intervals import Interval
+from app.contract.common import Id
+
+MINUTES_A_DAY = 24 * 60
+
+
+@dataclass(frozen=True, slots=True)
+class Load:
+    """A role's headcount `count` over `[start, end)`: a forecast row, or one person's working
+    segment (count 1)."""
+
+    role_id: Id
+    start: datetime
+    end: datetime
+    count: Fraction = Fraction(1)
+
+
+@dataclass(frozen=True, slots=True)
+class Cell:
+    """One interval of one role."""
+
+    start: datetime
+    end: datetime
+    demand: Fraction
+    scheduled: Fraction
+    open: Fraction
+
+    @property
+    def gap(self) -> Fraction:
+        """Demand less scheduled: above zero the interval is short of staff, below it over."""
+        return self.demand - self.scheduled
+
+    @property
+    def short_hours(self) -> Fraction:
+        """Staff-hours missing in the interval (none when covered)."""
+        return max(self.gap, Fraction(0)) * Fraction(_seconds(self.start, self.end), 3600)
+
+
+def _seconds(start: datetime, end: datetime) -> int:
+    return int((end - start).total_seconds())
+
+
+def _midnight(day: date, zone: tzinfo) -> datetime:
+    return datetime.combine(day, time(0), tzinfo=zone).astimezone(UTC)
+
+
+def grid(window: Interval[datetime], minutes: int, zone: tzinfo) -> list[datetime]:
+    """The bounds of the window's intervals: every local midnight, and from each every
+    `minutes` of elapsed time until the next, clipped to the window (its first and last
+    interval may be shorter when the window does not start or end on the grid)."""
+    step = timedelta(minutes=minutes)
+    day = window.start.astimezone(zone).date()
+    bounds = [window.start]
+    while True:
+        start, end = _midnight(day, zone), _midnight(day + timedelta(days=1), zone)
+        at = start
+        while at < end:
+            if window.start < at < window.end:
+                bounds.append(at)
+            at += step
+        if end >= window.end:
+            break
+        if end > window.start:
+            bounds.append(end)
+        day += timedelta(days=1)
+    bounds.append(window.end)
+    return sorted(set(bounds))
+
+
+def spread(bounds: Sequence[datetime], loads: Iterable[Load]) -> dict[Id, list[Fraction]]:
+    """Per role, the headcount-seconds of `loads` falling in each interval of `bounds`."""
+    found: dict[Id, list[Fraction]] = defaultdict(lambda: [Fraction(0)] * (len(bounds) - 1))
+    first, last = bounds[0], bounds[-1]
+    for load in loads:
+        start, end = max(load.start, first), min(load.end, last)
+        if end <= start or not load.count:
+            continue
+        cells = found[load.role_id]
+        index = bisect_right(bounds, start) - 1
+        stop = bisect_left(bounds, end)
+        for n in range(index, stop):
+            seconds = _seconds(max(start, bounds[n]), min(end, bounds[n + 1]))
+            cells[n] += load.count * seconds
+    return found
+
+
+def coverage(bounds: Sequence[datetime], roles: Iterable[Id], *, demand: Iterable[Load],
+             scheduled: Iterable[Load], offered: Iterable[Load]) -> dict[Id, list[Cell]]:
+    """Per role of `roles`, its cells over the intervals of `bounds`: demand, scheduled and
+    open (`offered`) headcount averaged over each interval."""
+    wanted, staffed, opened = spread(bounds, demand), spread(bounds, scheduled), \
+        spread(bounds, offered)
+    zero = [Fraction(0)] * (len(bounds) - 1)
+    lengths = [_seconds(a, b) for a, b in pairwise(bounds)]
+    found: dict[Id, list[Cell]] = {}
+    for role in roles:
+        d, s, o = wanted.get(role, zero), staffed.get(role, zero), opened.get(role, zero)
+        found[role] = [Cell(bounds[n], bounds[n + 1], d[n] / length, s[n] / length,
+                            o[n] / length)
+                       for n, length in enumerate(lengths)]
+    return found
+
+
+def working(role_id: Id, spans: Iterable[Interval[datetime]],
+            away: Sequence[Interval[datetime]]) -> list[Load]:
+    """One person's loads of `role_id`: their working `spans` less the time they are `away`
+    (approved time off)."""
+    return [Load(role_id, part.start, part.end) for part in iv.subtract(spans, away)]

@@ -1,0 +1,158 @@
+"""Staffing coverage of a team (`GET /v1/forecasting/coverage`): its roles' demand against the
+staff scheduled and the open shifts offered, interval by interval (`app.api.domain.coverage`).
+
+Three reads: the forecast rows of the team's roles overlapping the window (those the actor may
+view), the working segments of the team's shifts overlapping it, and the approved time off of
+the people on those shifts. Needs `view` on `DemandForecast`, and `view` on `Shift` in the
+team. Must not commit or read the request.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections import defaultdict
+from datetime import datetime, timedelta, tzinfo
+from fractions import Fraction
+
+from sqlalchemy import false, select
+from sqlalchemy.orm import Session, selectinload
+
+from app.api.auth import Actor
+from app.api.domain import coverage as rules
+from app.api.domain.intervals import Interval
+from app.api.domain.slots import time_off_block
+from app.api.models import DemandForecastRow, Role, Shift, ShiftSegment, Team, TimeOffRequest
+from app.api.problems import ProblemError, not_found, validation
+from app.api.subjects import DEMAND_FORECAST
+from app.contract.common import EARLIEST, LATEST, SUPPORTED_RANGE
+from app.contract.forecasting import (
+    MAX_COVERAGE_DAYS,
+    CoverageInterval,
+    CoverageQuery,
+    CoverageRead,
+    CoverageRole,
+)
+from app.contract.problems import ProblemCode
+
+_PLACES = 4
+"""Decimal places of the figures on the wire (they are computed exactly)."""
+
+
+def _window(query: CoverageQuery) -> Interval[datetime]:
+    for value, path in ((query.start_date, "startDate"), (query.end_date, "endDate")):
+        if not EARLIEST <= value <= LATEST:
+            raise validation(path, f"must lie {SUPPORTED_RANGE}")
+    if query.end_date <= query.start_date:
+        raise ProblemError(
+            ProblemCode.NEGATIVE_RANGE,
+            "endDate must come after startDate; pick a later endDate or an earlier startDate.",
+            path="endDate")
+    if query.end_date - query.start_date > timedelta(days=MAX_COVERAGE_DAYS):
+        raise validation("endDate", f"coverage spans at most {MAX_COVERAGE_DAYS} days; ask for "
+                                    "a shorter window")
+    return Interval(query.start_date, query.end_date)
+
+
+def _roles(session: Session, team: Team, role_id: uuid.UUID | None) -> list[Role]:
+    """The team's roles by name (or the one asked for, which must be the team's)."""
+    statement = select(Role).where(Role.team_id == team.id).order_by(Role.name, Role.id)
+    if role_id is not None:
+        role = session.get(Role, role_id)
+        if role is None or role.team_id != team.id:
+            raise not_found("role", role_id)
+        return [role]
+    return list(session.scalars(statement))
+
+
+def _demand(session: Session, actor: Actor, roles: list[uuid.UUID],
+            window: Interval[datetime]) -> list[rules.Load]:
+    rows = session.execute(
+        select(DemandForecastRow.role_id, DemandForecastRow.start_date,
+               DemandForecastRow.end_date, DemandForecastRow.demand)
+        .where(DemandForecastRow.role_id.in_(roles),
+               DemandForecastRow.start_date < window.end,
+               DemandForecastRow.end_date > window.start,
+               actor.where("view", "DemandForecast", DEMAND_FORECAST.columns)))
+    # The stored float as written (2.5, not its binary neighbour), then exact.
+    return [rules.Load(r.role_id, r.start_date, r.end_date, Fraction(repr(r.demand)))
+            for r in rows]
+
+
+def _away(session: Session, people: set[uuid.UUID], window: Interval[datetime],
+          zone: tzinfo) -> dict[uuid.UUID, list[Interval[datetime]]]:
+    """Each person's approved time off near the window (a full day blocks its local day)."""
+    if not people:
+        return {}
+    margin = timedelta(days=2)
+    found: dict[uuid.UUID, list[Interval[datetime]]] = defaultdict(list)
+    requests = session.scalars(
+        select(TimeOffRequest)
+        .where(TimeOffRequest.provider_id.in_(people), TimeOffRequest.status == "approved",
+               TimeOffRequest.start_date < window.end + margin,
+               TimeOffRequest.end_date > window.start - margin)
+        .options(selectinload(TimeOffRequest.daily_hours)))
+    for request in requests:
+        found[request.provider_id].extend(time_off_block(
+            request.start_date, request.end_date, is_full_day=request.is_full_day,
+            days=[day.date for day in request.daily_hours], zone=zone))
+    return found
+
+
+def _staff(session: Session, team: Team, roles: list[uuid.UUID], window: Interval[datetime],
+           zone: tzinfo) -> tuple[list[rules.Load], list[rules.Load]]:
+    """The scheduled loads (per person, less their approved time off) and the open ones."""
+    rows = session.execute(
+        select(Shift.provider_id, ShiftSegment.role_id, ShiftSegment.start_date,
+               ShiftSegment.end_date)
+        .select_from(ShiftSegment).join(Shift, Shift.id == ShiftSegment.shift_id)
+        .where(Shift.team_id == team.id, Shift.is_callout == false(),
+               ShiftSegment.type == "working", ShiftSegment.is_break == false(),
+               ShiftSegment.is_on_call == false(), ShiftSegment.role_id.in_(roles),
+               ShiftSegment.start_date < window.end, ShiftSegment.end_date > window.start))
+    offered: list[rules.Load] = []
+    worked: dict[tuple[uuid.UUID, uuid.UUID], list[Interval[datetime]]] = defaultdict(list)
+    for row in rows:
+        if row.end_date <= row.start_date:
+            continue
+        if row.provider_id is None:
+            offered.append(rules.Load(row.role_id, row.start_date, row.end_date))
+        else:
+            worked[(row.provider_id, row.role_id)].append(Interval(row.start_date, row.end_date))
+    away = _away(session, {person for person, _role in worked}, window, zone)
+    scheduled = [load for (person, role), spans in worked.items()
+                 for load in rules.working(role, spans, away.get(person, []))]
+    return scheduled, offered
+
+
+def _number(value: Fraction) -> float:
+    return round(float(value), _PLACES) + 0.0  # never -0.0
+
+
+def team_coverage(session: Session, *, actor: Actor, query: CoverageQuery,
+                  zone: tzinfo) -> CoverageRead:
+    """The team's coverage over the query's window. Raises `unauthorized`, `team-not-found`,
+    `role-not-found` (not a role of the team), `negative-range`, `validation`."""
+    actor.require("view", "DemandForecast")
+    team = session.get(Team, query.team_id)
+    if team is None:
+        raise not_found("team", query.team_id)
+    actor.require("view", "Shift", {"team": team.id})
+    window = _window(query)
+    roles = _roles(session, team, query.role_id)
+    ids = [role.id for role in roles]
+    demand = _demand(session, actor, ids, window) if ids else []
+    scheduled, offered = _staff(session, team, ids, window, zone) if ids else ([], [])
+    bounds = rules.grid(window, query.interval, zone)
+    cells = rules.coverage(bounds, ids, demand=demand, scheduled=scheduled, offered=offered)
+    forecast = {load.role_id for load in demand}
+    return CoverageRead(
+        team_id=team.id, start_date=window.start, end_date=window.end, interval=query.interval,
+        time_zone=str(zone),
+        roles=[CoverageRole(
+            role_id=role.id, role_name=role.name, has_forecast=role.id in forecast,
+            short_hours=_number(sum((c.short_hours for c in cells[role.id]), Fraction(0))),
+            intervals=[CoverageInterval(start_date=c.start, end_date=c.end,
+                                        demand=_number(c.demand), scheduled=_number(c.scheduled),
+                                        open=_number(c.open), gap=_number(c.gap))
+                       for c in cells[role.id]])
+            for role in roles])
