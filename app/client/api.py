@@ -30,6 +30,7 @@ from app.contract import (
 )
 from app.contract import (
     balances,
+    forecasting,
     labels,
     pay_codes,
     providers,
@@ -193,6 +194,10 @@ class ApiClient:
     def list_roles(self, query: roles.RoleListQuery | None = None) -> roles.RolePage:
         """A page of roles."""
         return self._call("GET", "/roles", roles.RolePage, query=query)
+
+    def get_coverage(self, query: forecasting.CoverageQuery) -> forecasting.CoverageRead:
+        """A team's staffing coverage against demand, per role and interval."""
+        return self._call("GET", "/forecasting/coverage", forecasting.CoverageRead, query=query)
 
     def list_providers(self, query: providers.ProviderListQuery | None = None,
                        ) -> providers.ProviderWithRelationsPage:

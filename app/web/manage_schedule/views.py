@@ -46,6 +46,7 @@ from wtforms import BooleanField, Field, FieldList, FormField, SelectMultipleFie
 
 from app.client import ApiClient, ApiProblem, NotFound, VersionConflict
 from app.contract.common import Page
+from app.contract.forecasting import CoverageQuery, CoverageRead
 from app.contract.labels import LabelListQuery, LabelRead
 from app.contract.pay_codes import PayCodeListQuery, PayCodeRead
 from app.contract.providers import ProviderListQuery, ProviderWithRelations
@@ -75,6 +76,7 @@ from app.web.manage_schedule.calendar import (
     week_start,
     zone,
 )
+from app.web.manage_schedule.coverage import RoleStrip, Run, short_runs, strips
 from app.web.manage_schedule.forms import (
     BLANK_ROWS,
     SEGMENT_TYPES,
@@ -150,6 +152,17 @@ class Week:
     role_warning: str | None = None  # the editor's provider does not hold the shift's roles
     warnings: list[SaveWarning] = field(default_factory=list)  # the form's save, unconfirmed
     confirm: str = ""  # the signed confirmation of those warnings
+    coverage: list[RoleStrip] = field(default_factory=list)  # the week against demand, by role
+
+    def short_on(self, day: date) -> list[tuple[RoleStrip, list[Run]]]:
+        """Per role with a forecast, the day's short stretches (roles short somewhere)."""
+        found = []
+        for strip in self.coverage:
+            held = strip.day(day)
+            runs = short_runs(held) if held is not None else []
+            if runs:
+                found.append((strip, runs))
+        return found
 
     @property
     def days(self) -> list[date]:
@@ -350,7 +363,7 @@ def week_reads(client: ApiClient, team: uuid.UUID | None, begin: datetime, end: 
     team's."""
     if team is None:
         return [lambda: client.list_teams(TeamListQuery(page_size=200)),
-                *[lambda: Page[Any](items=[], cursor=None)] * 4]
+                *[lambda: Page[Any](items=[], cursor=None)] * 4, lambda: None]
     return [
         lambda: client.list_teams(TeamListQuery(page_size=200)),
         lambda: client.list_providers(ProviderListQuery(team_id=team, page_size=200)),
@@ -360,7 +373,17 @@ def week_reads(client: ApiClient, team: uuid.UUID | None, begin: datetime, end: 
         lambda: client.list_time_off_requests(TimeOffRequestListQuery(
             team_id=team, status=["approved"], start_date=begin, end_date=end, page_size=200)),
         lambda: client.list_roles(RoleListQuery(team=team, page_size=200)),
+        lambda: _coverage(client, team, begin, end),
     ]
+
+
+def _coverage(client: ApiClient, team: uuid.UUID, begin: datetime, end: datetime,
+              ) -> CoverageRead | None:
+    """The week's hourly coverage; none for whoever may not read the forecast (no strip)."""
+    try:
+        return client.get_coverage(CoverageQuery(team_id=team, start_date=begin, end_date=end))
+    except ApiProblem:
+        return None
 
 
 def build_week(args: Any, *, extra: list[Callable[[], Any]] | None = None,
@@ -377,14 +400,15 @@ def build_week(args: Any, *, extra: list[Callable[[], Any]] | None = None,
         # A team that is not there (a stale or mistyped link): the default team's week instead.
         team_id = default_team(me, answers[0].items)
         answers = client.concurrently(*week_reads(client, team_id, begin, end), *(extra or []))
-    teams, providers, shifts, time_off, roles = answers[:5]
-    more = answers[5:]
+    teams, providers, shifts, time_off, roles, coverage = answers[:6]
+    more = answers[6:]
     mine = my_teams(me, teams.items)
     team = next((t for t in teams.items if t.id == team_id), None)
     view = args.get("view") if args.get("view") in ("day", "week") else None
     week = Week(team=team, teams=mine, start=start, day=day, view=view,
                 providers=sorted(providers.items, key=lambda p: p.name or p.email),
                 shifts=shifts.items, time_off=time_off.items, roles=roles.items)
+    week.coverage = strips(coverage, week.days, zone())
     week.rows = [(str(p.id), p.name or p.email) for p in week.providers]
     known = {pid for pid, _ in week.rows}
     for s in week.shifts:
