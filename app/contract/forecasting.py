@@ -90,6 +90,10 @@ class CoverageQuery(ApiModel):
     start_date: Timestamp
     end_date: Timestamp = Field(description=f"At most {MAX_COVERAGE_DAYS} days after startDate.")
     role_id: Id | None = Field(default=None, description="Only this role of the team.")
+    assume_approved: Id | None = Field(default=None, description=(
+        "A time-off request (pending, or any the caller may view) to count as approved: the "
+        "coverage its approval would leave, whatever it does to the shifts (a callout, a "
+        "deletion or keeping the shift all take the person off the floor)."))
     interval: Annotated[int, AfterValidator(_divides_a_day)] = Field(
         default=60, ge=5, le=24 * 60, description=(
             "Minutes per interval, a divisor of a day. Intervals are laid in elapsed time from "

@@ -91,7 +91,8 @@ def cov_api(template: Template, signing_key_path: Path,
         # Cy's approved afternoon off; a pending request of Ada's changes nothing.
         for who, status in (("Cy", "approved"), ("Ada", "pending")):
             session.add(m.TimeOffRequest(
-                status=status, start_date=_local(day, "15:00"), end_date=_local(day, "17:00"),
+                id=uid(f"tor:cover:{who}"), status=status, start_date=_local(day, "15:00"),
+                end_date=_local(day, "17:00"),
                 policy_id=uid("policy:pto"), provider_id=people[who].id, paid_hours=2.0,
                 is_full_day=False))
         for start, end, demand in (("07:00", "19:00", 2.0), ("12:00", "13:00", 1.0)):
@@ -204,6 +205,34 @@ def test_intervals_of_another_length_and_a_window_off_the_grid(cov_api: Api) -> 
                      ("17:00", "17:15")]
     assert [c["scheduled"] for c in nurse["intervals"]] == [1, 0, 1, 2]
     assert [c["demand"] for c in nurse["intervals"]] == [2, 3, 3, 2]
+
+
+def test_a_pending_request_assumed_approved_shows_what_approving_it_would_leave(
+        cov_api: Api) -> None:
+    ada = str(uid("tor:cover:Ada"))
+    before = _by_local_hour(_role(_coverage(
+        cov_api, _local("2026-06-10", "00:00"), _local("2026-06-11", "00:00")).get_json(), NURSE))
+    response = _coverage(cov_api, _local("2026-06-10", "00:00"), _local("2026-06-11", "00:00"),
+                         assumeApproved=ada)
+    assert response.status_code == 200, response.get_json()
+    after = _by_local_hour(_role(response.get_json(), NURSE))
+    # Ada's 15:00-17:00 off: she leaves the floor, nobody else changes.
+    assert before["10 15:00 EDT"] == {"demand": 2, "scheduled": 1, "open": 1, "gap": 1}
+    assert after["10 15:00 EDT"] == {"demand": 2, "scheduled": 0, "open": 1, "gap": 2}
+    assert after["10 16:00 EDT"]["gap"] == 2
+    changed = {hour for hour in before if before[hour] != after[hour]}
+    assert changed == {"10 15:00 EDT", "10 16:00 EDT"}
+    # Without the request the figures are as stored: nothing was approved.
+    again = _by_local_hour(_role(_coverage(
+        cov_api, _local("2026-06-10", "00:00"), _local("2026-06-11", "00:00")).get_json(), NURSE))
+    assert again == before
+
+
+def test_an_unknown_request_to_assume_is_not_found(cov_api: Api) -> None:
+    response = _coverage(cov_api, _local("2026-06-10", "00:00"), _local("2026-06-11", "00:00"),
+                         assumeApproved=str(uid("tor:nobody")))
+    assert response.status_code == 404
+    assert response.get_json()["type"].endswith("#time-off-request-not-found")
 
 
 @pytest.mark.parametrize(("extra", "status", "code"), [

@@ -55,7 +55,7 @@ def list_demand_forecast(session: Session, actor: Actor, query: DemandForecastLi
 @endpoint("GET", "/forecasting/coverage", summary="Staffing coverage of a team against demand",
           query=CoverageQuery, response=CoverageRead,
           codes=["validation", "negative-range", "team-not-found", "role-not-found",
-                 "unauthorized"],
+                 "time-off-request-not-found", "unauthorized"],
           extension=True, tag="Forecasting",
           permits=[("view", "DemandForecast"), ("view", "Shift")])
 def get_coverage(session: Session, actor: Actor, settings: Settings,
@@ -70,6 +70,8 @@ def get_coverage(session: Session, actor: Actor, settings: Settings,
     Intervals of `interval` minutes (a divisor of a day; default 60) are laid in elapsed time
     from each local midnight of the site's zone: the spring-forward day has 23 hourly
     intervals, the fall-back day 25. A window not on that grid starts or ends with a shorter
-    interval. Needs `view` DemandForecast and `view` Shift in the team.
+    interval. With `assumeApproved`, that time-off request counts as approved (what approving
+    it would leave). Needs `view` DemandForecast and `view` Shift in the team (and `view` on the
+    assumed request).
     """
     return coverage.team_coverage(session, actor=actor, query=query, zone=settings.zone)

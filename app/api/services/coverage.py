@@ -23,6 +23,7 @@ from app.api.domain.intervals import Interval
 from app.api.domain.slots import time_off_block
 from app.api.models import DemandForecastRow, Role, Shift, ShiftSegment, Team, TimeOffRequest
 from app.api.problems import ProblemError, not_found, validation
+from app.api.services import time_off
 from app.api.subjects import DEMAND_FORECAST
 from app.contract.common import EARLIEST, LATEST, SUPPORTED_RANGE
 from app.contract.forecasting import (
@@ -79,18 +80,22 @@ def _demand(session: Session, actor: Actor, roles: list[uuid.UUID],
 
 
 def _away(session: Session, people: set[uuid.UUID], window: Interval[datetime],
-          zone: tzinfo) -> dict[uuid.UUID, list[Interval[datetime]]]:
-    """Each person's approved time off near the window (a full day blocks its local day)."""
+          zone: tzinfo, assumed: TimeOffRequest | None = None,
+          ) -> dict[uuid.UUID, list[Interval[datetime]]]:
+    """Each person's approved time off near the window (a full day blocks its local day), and
+    the `assumed` request as if approved."""
     if not people:
         return {}
     margin = timedelta(days=2)
     found: dict[uuid.UUID, list[Interval[datetime]]] = defaultdict(list)
-    requests = session.scalars(
+    requests = list(session.scalars(
         select(TimeOffRequest)
         .where(TimeOffRequest.provider_id.in_(people), TimeOffRequest.status == "approved",
                TimeOffRequest.start_date < window.end + margin,
                TimeOffRequest.end_date > window.start - margin)
-        .options(selectinload(TimeOffRequest.daily_hours)))
+        .options(selectinload(TimeOffRequest.daily_hours))))
+    if assumed is not None and assumed.provider_id in people:
+        requests.append(assumed)
     for request in requests:
         found[request.provider_id].extend(time_off_block(
             request.start_date, request.end_date, is_full_day=request.is_full_day,
@@ -99,7 +104,8 @@ def _away(session: Session, people: set[uuid.UUID], window: Interval[datetime],
 
 
 def _staff(session: Session, team: Team, roles: list[uuid.UUID], window: Interval[datetime],
-           zone: tzinfo) -> tuple[list[rules.Load], list[rules.Load]]:
+           zone: tzinfo, assumed: TimeOffRequest | None = None,
+           ) -> tuple[list[rules.Load], list[rules.Load]]:
     """The scheduled loads (per person, less their approved time off) and the open ones."""
     rows = session.execute(
         select(Shift.provider_id, ShiftSegment.role_id, ShiftSegment.start_date,
@@ -118,7 +124,7 @@ def _staff(session: Session, team: Team, roles: list[uuid.UUID], window: Interva
             offered.append(rules.Load(row.role_id, row.start_date, row.end_date))
         else:
             worked[(row.provider_id, row.role_id)].append(Interval(row.start_date, row.end_date))
-    away = _away(session, {person for person, _role in worked}, window, zone)
+    away = _away(session, {person for person, _role in worked}, window, zone, assumed)
     scheduled = [load for (person, role), spans in worked.items()
                  for load in rules.working(role, spans, away.get(person, []))]
     return scheduled, offered
@@ -131,7 +137,8 @@ def _number(value: Fraction) -> float:
 def team_coverage(session: Session, *, actor: Actor, query: CoverageQuery,
                   zone: tzinfo) -> CoverageRead:
     """The team's coverage over the query's window. Raises `unauthorized`, `team-not-found`,
-    `role-not-found` (not a role of the team), `negative-range`, `validation`."""
+    `role-not-found` (not a role of the team), `time-off-request-not-found` (`assumeApproved`),
+    `negative-range`, `validation`."""
     actor.require("view", "DemandForecast")
     team = session.get(Team, query.team_id)
     if team is None:
@@ -141,7 +148,10 @@ def team_coverage(session: Session, *, actor: Actor, query: CoverageQuery,
     roles = _roles(session, team, query.role_id)
     ids = [role.id for role in roles]
     demand = _demand(session, actor, ids, window) if ids else []
-    scheduled, offered = _staff(session, team, ids, window, zone) if ids else ([], [])
+    assumed = None
+    if query.assume_approved is not None:
+        assumed = time_off.get_request(session, actor=actor, request_id=query.assume_approved)
+    scheduled, offered = _staff(session, team, ids, window, zone, assumed) if ids else ([], [])
     bounds = rules.grid(window, query.interval, zone)
     cells = rules.coverage(bounds, ids, demand=demand, scheduled=scheduled, offered=offered)
     forecast = {load.role_id for load in demand}
