@@ -46,6 +46,7 @@ from app.web.filters import format_leave, site_today
 from app.web.forms import FilterChip, filter_chips
 from app.web.htmx import is_partial, render, render_macro, see_other
 from app.web.manage_schedule.calendar import local_instant, my_teams, zone
+from app.web.manage_time_off.coverage import Effect, effect
 from app.web.manage_time_off.forms import (
     STRATEGIES,
     BulkApproveForm,
@@ -159,6 +160,7 @@ class Detail:
     reject_form: TimeOffRejectForm | None = None
     cancel_form: CancelLeaveForm | None = None
     keep_form: KeepLeaveForm | None = None
+    coverage: Effect | None = None  # what approving does to coverage (with a forecast)
 
 
 @dataclass
@@ -388,7 +390,13 @@ def read_detail(client: ApiClient, request_id: uuid.UUID,
     answers = client.concurrently(*calls)
     others = [r for r in answers[0].items if r.id != req.id]
     conflicts = answers[1].items if len(answers) > 1 else []
-    return req, Detail(conflicts=conflicts, others=others)
+    detail = Detail(conflicts=conflicts, others=others)
+    teams = {str(s.team) for s in conflicts if s.team is not None}
+    if teams:  # coverage changes only where the person's shifts meet the leave
+        detail.coverage = effect(client, str(req.id), teams,
+                                 min(s.start_date for s in conflicts),
+                                 max(s.end_date for s in conflicts))
+    return req, detail
 
 
 def seen_shifts(conflicts: list[ShiftRead]) -> str:

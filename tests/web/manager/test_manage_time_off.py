@@ -377,3 +377,26 @@ def test_approve_and_decline_sit_side_by_side_with_the_reason_under_both(mweb, a
     assert buttons < approve < decline < reason
     assert re.search(rf'<textarea[^>]*form="decline-{request_id}"', body)  # the decline's
     assert "Reason for declining" in body
+
+
+def test_the_request_shows_the_coverage_approving_it_would_leave(mweb, arrange):
+    """The seeded forecast wants 4 nurses 7 AM-7 PM on 2 March 2026; Pat is one of the four
+    scheduled (each with a break 1:00-1:30 PM). Pat's day off leaves three."""
+    midnight = datetime(2026, 3, 2, 5, 0, tzinfo=UTC)
+    request_id = arrange(lambda s, w: add_request(s, w, start=midnight))
+    mweb.sign_in("manager@example.com")
+    body = html.unescape(_opened(mweb, request_id).get_data(as_text=True))
+    text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", body))
+    assert "Coverage if you approve" in text
+    assert "7:00 AM \u2013 1:00 PM: 1 short (was covered)" in text
+    assert "1:00 PM \u2013 2:00 PM: 2.5 short (was 2 short)" in text
+    assert "2:00 PM \u2013 7:00 PM: 1 short (was covered)" in text
+    assert "In all 13.5 staff-hours short of the forecast over these shifts, against 2 now." \
+        in text
+    assert "deleted; nobody is asked to cover. Leaves 11.5 staff-hours short of the forecast." \
+        in text
+    assert "Leaves 11.5 staff-hours short of the forecast until someone claims the open " \
+           "shifts." in text
+    # Nothing was approved by looking.
+    with mweb.app.extensions["shiftdesk"].db.unit_of_work() as session:
+        assert session.get(m.TimeOffRequest, request_id).status == "pending"
