@@ -206,6 +206,15 @@ class Week:
                 "provider": provider}
         return self._urls["new"] + "?" + urlencode({k: v for k, v in args.items() if v})
 
+    def gap_url(self, role_id: str, start: datetime, end: datetime) -> str:
+        """The new-shift form for an open shift of `role_id` over a short stretch."""
+        first, last = start.astimezone(zone()), end.astimezone(zone())
+        args = {"team": str(self.team.id) if self.team else "", "view": self.view or "",
+                "week": week_start(first.date()).isoformat(), "day": first.date().isoformat(),
+                "from": f"{first:%H:%M}", "to": f"{last:%H:%M}", "role": role_id}
+        return url_for("manage_schedule.new") + "?" + urlencode({k: v for k, v in args.items()
+                                                                 if v})
+
     def cell_new_url(self, provider: str, day: date) -> str:
         """`new_url` for a week-grid cell (many per page: the fixed part is built once)."""
         base = self._urls.get("cell")
@@ -946,11 +955,24 @@ def _new_form(week: Week, args: Any) -> ShiftForm:
     if not any(pid == provider for pid, _ in week.rows):
         provider = ""
     day = week.day if args.get("day") and week.day else max(week.day or week.start, today())
-    form = ShiftForm(formdata=None, date=day, start_time=time(7), end_time=time(19),
-                     provider=provider)
+    # A gap's "Post an open shift" names its hours and role; anything else is ignored.
+    starts, ends = _clock(args.get("from")) or time(7), _clock(args.get("to")) or time(19)
+    role = args.get("role") or ""
+    if not any(str(r.id) == role for r in week.roles):
+        role = ""
+    form = ShiftForm(formdata=None, date=day, start_time=starts, end_time=ends,
+                     provider=provider, role=role)
     for _ in range(BLANK_ROWS):
         form.segments.append_entry()
     return form
+
+
+def _clock(text: str | None) -> time | None:
+    """`HH:MM` as a time of day, else None."""
+    if not text or not re.fullmatch(r"\d{2}:\d{2}", text):
+        return None
+    hour, minute = int(text[:2]), int(text[3:])
+    return time(hour, minute) if hour < 24 and minute < 60 else None
 
 
 def _creator(week: Week, form: ShiftForm, *, status: int = 200) -> Response:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import html as markup
 import re
+from urllib.parse import unquote
 
 from tests.web.conftest import Web
 
@@ -52,3 +53,24 @@ def test_a_week_without_a_forecast_shows_no_strip(web: Web) -> None:
     html = _page(web, "week=2027-06-07&view=week")
     assert "Coverage against demand" not in html
     assert "Short of staff" not in html
+
+
+def test_a_short_stretch_offers_an_open_shift_for_its_hours_and_role(web: Web) -> None:
+    html = markup.unescape(_page(web, "day=2026-03-02&view=day"))
+    link = re.search(r'<a href="(/manage/schedule/shifts/new\?[^"]+)"[^>]*>Post an open shift '
+                     r"for this gap", html)
+    assert link is not None
+    address = unquote(link.group(1))
+    assert "from=13:00" in address
+    assert "to=14:00" in address
+    assert f"role={web.world.ed_nurse_role}" in address
+    form = web.client.get(address).get_data(as_text=True)
+    assert 'id="start_time" name="start_time" required type="time" value="13:00"' in form
+    assert 'id="end_time" name="end_time" required type="time" value="14:00"' in form
+    assert f'<option selected value="{web.world.ed_nurse_role}">' in form
+    assert 'value="2026-03-02"' in form
+    # A tampered role or time is ignored: the blank form's defaults.
+    tampered = web.client.get(address.replace("from=13:00", "from=25:99").replace(
+        f"role={web.world.ed_nurse_role}", "role=not-a-role")).get_data(as_text=True)
+    assert 'id="start_time" name="start_time" required type="time" value="07:00"' in tampered
+    assert '<option selected value="">Choose a role</option>' in tampered
