@@ -9,7 +9,9 @@ Prints, each next to its target:
   the median of several runs, and the first run apart;
 - the payroll export's time for 500 providers over two weeks: the `payroll` report run as the
   worker runs it (built, rendered and stored), the median of several runs and its row count;
-- the time to accrue a year of time off for 2,000 providers (`tests/bench/balances.py`).
+- the time to accrue a year of time off for 2,000 providers (`tests/bench/balances.py`);
+- the coverage endpoint's p50/p95 for a 200-provider team over 14 days at 60 minutes
+  (`tests/bench/coverage.py`, target p50 <= 30 ms).
 Every loop is bounded in count and time and talks only to 127.0.0.1.
 """
 
@@ -338,8 +340,10 @@ def main() -> None:
     parser.add_argument("--timesheet-runs", type=int, default=5)
     parser.add_argument("--payroll-runs", type=int, default=3)
     parser.add_argument("--balance-providers", type=int, default=2000)
+    parser.add_argument("--coverage-team-size", type=int, default=200)
+    parser.add_argument("--coverage-runs", type=int, default=30)
     parser.add_argument("--only", choices=["throughput", "slots", "timesheet", "payroll",
-                                           "balances"],
+                                           "balances", "coverage"],
                         action="append",
                         help="run only these benchmarks (repeatable); default: all")
     parser.add_argument("--workdir", type=Path, default=None,
@@ -355,7 +359,8 @@ def main() -> None:
             subprocess.run([sys.executable, "-m", "app", "init", "--scale", str(args.scale)],
                            env=env, check=True, cwd=ROOT, stderr=subprocess.DEVNULL)
             print(f"init --scale {args.scale}: {time.perf_counter() - began:.1f} s")
-        only = set(args.only or ["throughput", "slots", "timesheet", "payroll", "balances"])
+        only = set(args.only or ["throughput", "slots", "timesheet", "payroll", "balances",
+                                 "coverage"])
         if "throughput" in only:
             bench_throughput(env, args.seconds)
         if "slots" in only:
@@ -368,6 +373,11 @@ def main() -> None:
             from tests.bench.balances import bench_balances
 
             bench_balances(env, args.balance_providers)
+        if "coverage" in only:  # last: it moves providers out of the first team
+            from tests.bench.coverage import bench_coverage
+
+            bench_coverage(env, _token(env, "admin@example.com"), args.coverage_team_size,
+                           args.coverage_runs)
 
 
 if __name__ == "__main__":

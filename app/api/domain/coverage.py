@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta, tzinfo
 from fractions import Fraction
 from itertools import pairwise
+from math import lcm
 
 from app.api.domain import intervals as iv
 from app.api.domain.intervals import Interval
@@ -38,23 +39,48 @@ class Load:
 
 @dataclass(frozen=True, slots=True)
 class Cell:
-    """One interval of one role."""
+    """One interval of one role. Its sums are headcount-seconds in units of 1/`scale` of a
+    person (integers: a forecast of 2.5 staff is 5 units at scale 2), so adding them up is
+    exact and cheap; the averages over the interval are exact fractions."""
 
     start: datetime
     end: datetime
-    demand: Fraction
-    scheduled: Fraction
-    open: Fraction
+    seconds: int
+    scale: int
+    demand_sum: int
+    scheduled_sum: int
+    open_sum: int
+
+    @property
+    def gap_sum(self) -> int:
+        """Demand less scheduled, in the sums' units."""
+        return self.demand_sum - self.scheduled_sum
+
+    def average(self, total: int) -> Fraction:
+        """A sum of this cell as a headcount averaged over the interval."""
+        return Fraction(total, self.scale * self.seconds)
+
+    @property
+    def demand(self) -> Fraction:
+        return self.average(self.demand_sum)
+
+    @property
+    def scheduled(self) -> Fraction:
+        return self.average(self.scheduled_sum)
+
+    @property
+    def open(self) -> Fraction:
+        return self.average(self.open_sum)
 
     @property
     def gap(self) -> Fraction:
         """Demand less scheduled: above zero the interval is short of staff, below it over."""
-        return self.demand - self.scheduled
+        return self.average(self.gap_sum)
 
     @property
     def short_hours(self) -> Fraction:
         """Staff-hours missing in the interval (none when covered)."""
-        return max(self.gap, Fraction(0)) * Fraction(_seconds(self.start, self.end), 3600)
+        return Fraction(max(self.gap_sum, 0), self.scale * 3600)
 
 
 def _seconds(start: datetime, end: datetime) -> int:
@@ -88,36 +114,45 @@ def grid(window: Interval[datetime], minutes: int, zone: tzinfo) -> list[datetim
     return sorted(set(bounds))
 
 
-def spread(bounds: Sequence[datetime], loads: Iterable[Load]) -> dict[Id, list[Fraction]]:
-    """Per role, the headcount-seconds of `loads` falling in each interval of `bounds`."""
-    found: dict[Id, list[Fraction]] = defaultdict(lambda: [Fraction(0)] * (len(bounds) - 1))
+def scale_of(loads: Iterable[Load]) -> int:
+    """The least number of units per person in which every load's count is whole."""
+    return lcm(1, *{load.count.denominator for load in loads})
+
+
+def spread(bounds: Sequence[datetime], loads: Iterable[Load], scale: int = 1,
+           ) -> dict[Id, list[int]]:
+    """Per role, the headcount-seconds of `loads` falling in each interval of `bounds`, in
+    units of 1/`scale` of a person (each load's count times `scale` must be whole)."""
+    found: dict[Id, list[int]] = defaultdict(lambda: [0] * (len(bounds) - 1))
     first, last = bounds[0], bounds[-1]
     for load in loads:
         start, end = max(load.start, first), min(load.end, last)
-        if end <= start or not load.count:
+        units = load.count * scale
+        if end <= start or not units:
             continue
+        assert units.denominator == 1, "the scale must make every count whole"
+        weight = units.numerator
         cells = found[load.role_id]
         index = bisect_right(bounds, start) - 1
         stop = bisect_left(bounds, end)
         for n in range(index, stop):
-            seconds = _seconds(max(start, bounds[n]), min(end, bounds[n + 1]))
-            cells[n] += load.count * seconds
+            cells[n] += weight * _seconds(max(start, bounds[n]), min(end, bounds[n + 1]))
     return found
 
 
-def coverage(bounds: Sequence[datetime], roles: Iterable[Id], *, demand: Iterable[Load],
+def coverage(bounds: Sequence[datetime], roles: Iterable[Id], *, demand: Sequence[Load],
              scheduled: Iterable[Load], offered: Iterable[Load]) -> dict[Id, list[Cell]]:
     """Per role of `roles`, its cells over the intervals of `bounds`: demand, scheduled and
-    open (`offered`) headcount averaged over each interval."""
-    wanted, staffed, opened = spread(bounds, demand), spread(bounds, scheduled), \
-        spread(bounds, offered)
-    zero = [Fraction(0)] * (len(bounds) - 1)
+    open (`offered`) headcount-seconds, to average over each interval."""
+    scale = scale_of(demand)
+    wanted, staffed, opened = (spread(bounds, demand, scale), spread(bounds, scheduled, scale),
+                               spread(bounds, offered, scale))
+    zero = [0] * (len(bounds) - 1)
     lengths = [_seconds(a, b) for a, b in pairwise(bounds)]
     found: dict[Id, list[Cell]] = {}
     for role in roles:
         d, s, o = wanted.get(role, zero), staffed.get(role, zero), opened.get(role, zero)
-        found[role] = [Cell(bounds[n], bounds[n + 1], d[n] / length, s[n] / length,
-                            o[n] / length)
+        found[role] = [Cell(bounds[n], bounds[n + 1], length, scale, d[n], s[n], o[n])
                        for n, length in enumerate(lengths)]
     return found
 

@@ -13,6 +13,7 @@ from app.api.pagination import Paginator
 from app.api.routing import endpoint
 from app.api.services import coverage
 from app.api.services import forecasting as service
+from app.api.wire_text import Document
 from app.config import Settings
 from app.contract.forecasting import (
     CoverageQuery,
@@ -59,7 +60,7 @@ def list_demand_forecast(session: Session, actor: Actor, query: DemandForecastLi
           extension=True, tag="Forecasting",
           permits=[("view", "DemandForecast"), ("view", "Shift")])
 def get_coverage(session: Session, actor: Actor, settings: Settings,
-                 query: CoverageQuery) -> CoverageRead:
+                 query: CoverageQuery) -> Document:
     """Per role of the team (or `roleId` alone) and per interval of the window (at most 31
     days), the staff in `demand` (the forecast rows overlapping it, added up), `scheduled`
     (working segments of assigned shifts that are not callouts, less the person's approved time

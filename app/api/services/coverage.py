@@ -20,19 +20,15 @@ from sqlalchemy.orm import Session, selectinload
 from app.api.auth import Actor
 from app.api.domain import coverage as rules
 from app.api.domain.intervals import Interval
+from app.api.domain.shifts import LONGEST_SHIFT
 from app.api.domain.slots import time_off_block
 from app.api.models import DemandForecastRow, Role, Shift, ShiftSegment, Team, TimeOffRequest
 from app.api.problems import ProblemError, not_found, validation
 from app.api.services import time_off
 from app.api.subjects import DEMAND_FORECAST
-from app.contract.common import EARLIEST, LATEST, SUPPORTED_RANGE
-from app.contract.forecasting import (
-    MAX_COVERAGE_DAYS,
-    CoverageInterval,
-    CoverageQuery,
-    CoverageRead,
-    CoverageRole,
-)
+from app.api.wire_text import Document
+from app.contract.common import EARLIEST, LATEST, SUPPORTED_RANGE, format_timestamp
+from app.contract.forecasting import MAX_COVERAGE_DAYS, CoverageQuery
 from app.contract.problems import ProblemCode
 
 _PLACES = 4
@@ -111,7 +107,9 @@ def _staff(session: Session, team: Team, roles: list[uuid.UUID], window: Interva
         select(Shift.provider_id, ShiftSegment.role_id, ShiftSegment.start_date,
                ShiftSegment.end_date)
         .select_from(ShiftSegment).join(Shift, Shift.id == ShiftSegment.shift_id)
-        .where(Shift.team_id == team.id, Shift.is_callout == false(),
+        .where(Shift.team_id == team.id,  # the (team, start) index: one range of it
+               Shift.start_date >= window.start - LONGEST_SHIFT, Shift.start_date < window.end,
+               Shift.is_callout == false(),
                ShiftSegment.type == "working", ShiftSegment.is_break == false(),
                ShiftSegment.is_on_call == false(), ShiftSegment.role_id.in_(roles),
                ShiftSegment.start_date < window.end, ShiftSegment.end_date > window.start))
@@ -130,15 +128,33 @@ def _staff(session: Session, team: Team, roles: list[uuid.UUID], window: Interva
     return scheduled, offered
 
 
-def _number(value: Fraction) -> float:
-    return round(float(value), _PLACES) + 0.0  # never -0.0
+def _number(total: int, per: int) -> float:
+    """`total / per` to `_PLACES` decimal places (one correctly rounded division of integers;
+    never -0.0)."""
+    return round(total / per, _PLACES) + 0.0
+
+
+def _interval(cell: rules.Cell) -> Document:
+    """The cell as the wire writes it (`CoverageInterval`), built as a plain document: a month
+    of hours for every role is thousands of them, and every value is made here."""
+    per = cell.scale * cell.seconds
+    return {"startDate": format_timestamp(cell.start), "endDate": format_timestamp(cell.end),
+            "demand": _number(cell.demand_sum, per),
+            "scheduled": _number(cell.scheduled_sum, per),
+            "open": _number(cell.open_sum, per), "gap": _number(cell.gap_sum, per)}
+
+
+def _short_hours(cells: list[rules.Cell]) -> float:
+    if not cells:
+        return 0.0
+    return _number(sum(max(c.gap_sum, 0) for c in cells), cells[0].scale * 3600)
 
 
 def team_coverage(session: Session, *, actor: Actor, query: CoverageQuery,
-                  zone: tzinfo) -> CoverageRead:
-    """The team's coverage over the query's window. Raises `unauthorized`, `team-not-found`,
-    `role-not-found` (not a role of the team), `time-off-request-not-found` (`assumeApproved`),
-    `negative-range`, `validation`."""
+                  zone: tzinfo) -> Document:
+    """The team's coverage over the query's window, as a `CoverageRead` document. Raises
+    `unauthorized`, `team-not-found`, `role-not-found` (not a role of the team),
+    `time-off-request-not-found` (`assumeApproved`), `negative-range`, `validation`."""
     actor.require("view", "DemandForecast")
     team = session.get(Team, query.team_id)
     if team is None:
@@ -155,14 +171,13 @@ def team_coverage(session: Session, *, actor: Actor, query: CoverageQuery,
     bounds = rules.grid(window, query.interval, zone)
     cells = rules.coverage(bounds, ids, demand=demand, scheduled=scheduled, offered=offered)
     forecast = {load.role_id for load in demand}
-    return CoverageRead(
-        team_id=team.id, start_date=window.start, end_date=window.end, interval=query.interval,
-        time_zone=str(zone),
-        roles=[CoverageRole(
-            role_id=role.id, role_name=role.name, has_forecast=role.id in forecast,
-            short_hours=_number(sum((c.short_hours for c in cells[role.id]), Fraction(0))),
-            intervals=[CoverageInterval(start_date=c.start, end_date=c.end,
-                                        demand=_number(c.demand), scheduled=_number(c.scheduled),
-                                        open=_number(c.open), gap=_number(c.gap))
-                       for c in cells[role.id]])
-            for role in roles])
+    return {
+        "teamId": str(team.id), "startDate": format_timestamp(window.start),
+        "endDate": format_timestamp(window.end), "interval": query.interval,
+        "timeZone": str(zone),
+        "roles": [{"roleId": str(role.id), "roleName": role.name,
+                   "hasForecast": role.id in forecast,
+                   "shortHours": _short_hours(cells[role.id]),
+                   "intervals": [_interval(c) for c in cells[role.id]]}
+                  for role in roles],
+    }
