@@ -13,6 +13,7 @@ from typing import Any, ClassVar
 
 from wtforms import HiddenField, IntegerField, SelectField, StringField, ValidationError
 from wtforms.fields import DateField, TimeField
+from wtforms.fields.choices import SelectChoice
 from wtforms.validators import InputRequired, Length, NumberRange, Optional
 
 from app.contract.work_rules import EARLIEST_DAY, LATEST_DAY
@@ -25,8 +26,8 @@ ZONES = ("America/New_York", "America/Chicago", "America/Denver", "America/Phoen
 """The time zones offered first; a rule's own zone is offered too."""
 INTERVALS = (5, 6, 10, 15, 30)
 MODES = ("nearest", "down", "up")
-ROUNDING_CHOICES = [("", rounding_words(None, None))] + [
-    (f"{interval}-{mode}", rounding_words(interval, mode))
+ROUNDING_CHOICES = [SelectChoice("", rounding_words(None, None))] + [
+    SelectChoice(f"{interval}-{mode}", rounding_words(interval, mode))
     for interval in INTERVALS for mode in MODES]
 
 _MEMBERS = ("name", "timeZone", "weekStartDay", "weekStartTime", "dayStartTime",
@@ -62,16 +63,18 @@ class WorkRuleForm(BaseForm):
 
     name = StringField("Name", validators=[InputRequired("Enter a name."),
                                            Length(max=200, message="Use at most 200 characters.")])
-    time_zone = SelectField("Time zone", choices=[(z, z) for z in ZONES], validate_choice=False,
+    time_zone = SelectField("Time zone", choices=[SelectChoice(z, z) for z in ZONES],
+                            validate_choice=False,
                             validators=[InputRequired("Choose a time zone.")])
     week_start_day = SelectField("Workweek starts on", coerce=int,
-                                 choices=list(enumerate(WEEKDAYS)))
+                                 choices=[SelectChoice(str(i), day)
+                                          for i, day in enumerate(WEEKDAYS)])
     week_start_time = TimeField("Workweek starts at",
                                 validators=[InputRequired("Enter the time the workweek starts.")])
     day_start_time = TimeField("Workday starts at",
                                validators=[InputRequired("Enter the time a workday starts.")])
     period_anchor = DateField("First day of a 14-day period", validators=[Optional(), _in_range])
-    rounding = SelectField("Rounding of clock-ins and clock-outs", choices=ROUNDING_CHOICES,
+    rounding = SelectField("Rounding of clock-ins and clock-outs", choices=list(ROUNDING_CHOICES),
                            validate_choice=False)
     meal_deduct_minutes = IntegerField(
         "Meal deducted (minutes)",
@@ -89,10 +92,15 @@ class WorkRuleForm(BaseForm):
     end_date = DateField("Preview to (inclusive)", validators=[
         InputRequired("Enter the last day of the preview."), _in_range])
 
-    def validate_meal_after_minutes(self, field: IntegerField) -> None:
-        """A deducted meal needs both numbers (or neither)."""
-        if (field.data is None) != (self.meal_deduct_minutes.data is None):
-            raise ValidationError("Give both meal numbers, or leave both empty.")
+    def validate(self, extra_validators: Any = None) -> bool:
+        """The fields, then a deducted meal's two numbers together (or neither)."""
+        valid = super().validate(extra_validators)
+        after, deduct = self.meal_after_minutes, self.meal_deduct_minutes
+        if not (after.errors or deduct.errors) and (after.data is None) != (deduct.data is None):
+            empty = after if after.data is None else deduct
+            empty.errors = [*empty.errors, "Give both meal numbers, or leave both empty."]
+            valid = False
+        return valid
 
     def validate_end_date(self, field: DateField) -> None:
         """The window runs forwards."""
@@ -124,10 +132,16 @@ class TeamRuleForm(WorkRuleForm):
     """A draft rule for one team: `source` says what it starts from (`preset:<id>` or
     `rule:<id>`)."""
 
-    pointer_map: ClassVar[dict[str, str]] = {**WorkRuleForm.pointer_map,
-                                             "/workRule/name": "/name"}
+    pointer_map: ClassVar[dict[str, str]] = {
+        **WorkRuleForm.pointer_map, "/payCodes/overtime": "/overtime_pay_code",
+        "/payCodes/doubleTime": "/double_time_pay_code",
+        "/workRule/payCodes/overtime": "/overtime_pay_code",
+        "/workRule/payCodes/doubleTime": "/double_time_pay_code"}
 
     source = HiddenField()
+    overtime_pay_code = SelectField("Overtime is paid as", choices=[], validate_choice=False)
+    double_time_pay_code = SelectField("Double time is paid as", choices=[],
+                                       validate_choice=False)
 
 
 class RuleVersionForm(WorkRuleForm):

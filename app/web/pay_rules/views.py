@@ -26,6 +26,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from flask import Blueprint, Response, abort, current_app, flash, request, url_for
+from wtforms.fields.choices import SelectChoice
 
 from app.client import ApiClient, ApiProblem
 from app.contract.pay_codes import PayCodeListQuery, PayCodeRead
@@ -34,6 +35,7 @@ from app.contract.teams import TeamListQuery, TeamRead
 from app.contract.work_rules import (
     OvertimeRuleListQuery,
     OvertimeRuleRead,
+    PresetPayCodes,
     RoundingRuleCreate,
     RoundingRuleListQuery,
     RoundingRuleRead,
@@ -51,7 +53,13 @@ from app.web.filters import format_date, site_today
 from app.web.forms import apply_problem
 from app.web.htmx import render, see_other
 from app.web.pay_rules import words
-from app.web.pay_rules.forms import ZONES, RuleVersionForm, TeamRuleForm, WorkRuleForm
+from app.web.pay_rules.forms import (
+    ROUNDING_CHOICES,
+    ZONES,
+    RuleVersionForm,
+    TeamRuleForm,
+    WorkRuleForm,
+)
 
 bp = Blueprint("pay_rules", __name__, url_prefix="/admin/pay-rules")
 
@@ -176,16 +184,17 @@ def _choices(form: WorkRuleForm, catalog: Catalog) -> None:
     zones = list(ZONES)
     if form.time_zone.data and form.time_zone.data not in zones:
         zones.insert(0, str(form.time_zone.data))
-    form.time_zone.choices = [(z, z) for z in zones]
-    known = {value for value, _ in form.rounding.choices}
+    form.time_zone.choices = [SelectChoice(z, z) for z in zones]
+    form.rounding.choices = list(ROUNDING_CHOICES)
+    known = {c.value for c in ROUNDING_CHOICES}
     for r in catalog.rounding_rules:
         value = f"{r.interval_minutes}-{r.mode}"
         if value not in known:
             known.add(value)
             form.rounding.choices.append(
-                (value, words.rounding_words(r.interval_minutes, r.mode)))
+                SelectChoice(value, words.rounding_words(r.interval_minutes, r.mode)))
     form.overtime_rule_ids.choices = [
-        (str(o.id), f"{o.name}: {_overtime_words(o, catalog)}")
+        SelectChoice(str(o.id), f"{o.name}: {_overtime_words(o, catalog)}")
         for o in sorted(catalog.overtime_rules, key=lambda o: o.name.casefold())]
 
 
@@ -295,6 +304,29 @@ def _source(text: str | None, team: TeamRead, catalog: Catalog) -> Source:
     return Source(f"preset:{preset.id}" if preset else "", preset=preset)
 
 
+def _pay_code_choices(form: TeamRuleForm, catalog: Catalog) -> None:
+    """The hours pay codes worth 1.5 and 2 for a preset's overtime and double time; by default
+    the one named for it ("Overtime", "Double time"), else the first by name."""
+    hours = sorted((c for c in catalog.pay_codes.values() if c.type == "hours"),
+                   key=lambda c: c.name.casefold())
+    for field, value, word in ((form.overtime_pay_code, 1.5, "overtime"),
+                               (form.double_time_pay_code, 2.0, "double")):
+        worth = [c for c in hours if c.value == value]
+        field.choices = [
+            SelectChoice(str(c.id), f"{c.name} (\u00d7{words.multiplier_words(c.value)})")
+            for c in worth] or [SelectChoice("", "No pay code worth that yet")]
+        if not field.data or field.data not in {str(c.id) for c in worth}:
+            named = next((c for c in worth if word in c.name.casefold()), None)
+            field.data = str((named or worth[0]).id) if worth else ""
+
+
+def _preset_codes(form: TeamRuleForm) -> PresetPayCodes:
+    """The chosen pay codes (a tampered value is left for the API to refuse)."""
+    codes = {"overtime": form.overtime_pay_code.data,
+             "double_time": form.double_time_pay_code.data}
+    return PresetPayCodes.model_validate({k: v for k, v in codes.items() if v})
+
+
 def _team_form(source: Source, team: TeamRead, catalog: Catalog) -> TeamRuleForm:
     form = TeamRuleForm(formdata=None)
     form.source.data = source.value
@@ -321,6 +353,7 @@ def _draft(client: ApiClient, form: TeamRuleForm, source: Source,
     members["name"] = form.name.data.strip()
     if source.preset is not None:
         members["preset"] = source.preset.id
+        members["pay_codes"] = _preset_codes(form)
     else:
         members["overtime_rule_ids"] = [uuid.UUID(i) for i in form.overtime_rule_ids.data or []
                                         if _is_uuid(i)]
@@ -344,8 +377,12 @@ def _team_page(form: TeamRuleForm, team: TeamRead, source: Source, catalog: Cata
     current = catalog.rule(team.work_rule_id)
     preset_lines = [words.overtime_words(o.kind, o.threshold_minutes, o.multiplier, None)
                     for o in source.preset.overtime] if source.preset else []
+    multipliers = [float(o.multiplier) for o in source.preset.overtime] if source.preset else []
+    preset_pays = {"overtime": any(m < 2 for m in multipliers),
+                   "double": any(m >= 2 for m in multipliers)}
     return render("pay_rules/team.html", form=form, team=team, source=source, catalog=catalog,
-                  current=current, preset_lines=preset_lines, preview=preview,
+                  current=current, preset_lines=preset_lines, preset_pays=preset_pays,
+                  preview=preview,
                   preview_rule=form.name.data, status=status, fragment=fragment,
                   retarget=retarget)
 
@@ -358,6 +395,7 @@ def team(team_id: uuid.UUID) -> Response:
     source = _source(request.args.get("source"), found, catalog)
     form = _team_form(source, found, catalog)
     _choices(form, catalog)
+    _pay_code_choices(form, catalog)
     return _team_page(form, found, source, catalog)
 
 
@@ -369,6 +407,7 @@ def _posted_team(team_id: uuid.UUID) -> tuple[ApiClient, Catalog, TeamRead, Sour
     source = _source(form.source.data or "", found, catalog)
     form.source.data = source.value
     _choices(form, catalog)
+    _pay_code_choices(form, catalog)
     return client, catalog, found, source, form
 
 
@@ -440,11 +479,13 @@ def _effective_choices(form: RuleVersionForm, rule: WorkRuleRead) -> None:
     starts = _starts(version, weekday, zone)
     today = datetime.now(UTC).astimezone(zone).date()
     form.effective_from.choices = [
-        (d.isoformat(), _day_words(d) + (" (this week)" if d <= today < d + timedelta(days=7)
-                                         else "")) for d in starts]
+        SelectChoice(d.isoformat(), _day_words(d) + (" (this week)" if d <= today
+                                                     < d + timedelta(days=7) else ""))
+        for d in starts]
     chosen = form.effective_day()
     if chosen is not None and chosen not in starts:
-        form.effective_from.choices.insert(0, (chosen.isoformat(), _day_words(chosen)))
+        form.effective_from.choices.insert(0, SelectChoice(chosen.isoformat(),
+                                                           _day_words(chosen)))
     if form.effective_from.data is None:
         form.effective_from.data = next((d for d in starts if d > today),
                                         starts[-1]).isoformat()
@@ -453,8 +494,9 @@ def _effective_choices(form: RuleVersionForm, rule: WorkRuleRead) -> None:
 def _team_choices(form: RuleVersionForm, rule: WorkRuleRead, catalog: Catalog) -> None:
     using = {t.id for t in catalog.teams_using(rule.id)}
     ordered = sorted(catalog.teams, key=lambda t: (t.id not in using, t.name.casefold()))
-    form.team_id.choices = [(str(t.id), t.name + (" (uses this rule)" if t.id in using else ""))
-                            for t in ordered]
+    form.team_id.choices = [
+        SelectChoice(str(t.id), t.name + (" (uses this rule)" if t.id in using else ""))
+        for t in ordered]
     if not form.team_id.data and ordered:
         form.team_id.data = str(ordered[0].id)
 
