@@ -360,7 +360,20 @@ def _draft(client: ApiClient, form: TeamRuleForm, source: Source,
         version = _latest(source.rule) if source.rule else None
         if version is not None and version.counting_pay_code_ids:
             members["counting_pay_code_ids"] = version.counting_pay_code_ids
+        periodic = {str(o.id) for o in catalog.overtime_rules if o.kind == "period"}
+        if form.period_anchor.data is not None and periodic & set(form.overtime_rule_ids.data
+                                                                  or []):
+            members["effective_from"] = _period_start(form)
     return WorkRuleCreate.model_validate(members)
+
+
+def _period_start(form: WorkRuleForm) -> date:
+    """The first day of the 14-day period holding this workweek's start (the API's default
+    first day, the week's start, would not start a period)."""
+    today = site_today(_zone())
+    week = today - timedelta(days=(today.weekday() - form.week_start_day.data) % 7)
+    anchor: date = form.period_anchor.data
+    return anchor + timedelta(days=(week - anchor).days // PERIOD_DAYS * PERIOD_DAYS)
 
 
 def _is_uuid(text: str) -> bool:

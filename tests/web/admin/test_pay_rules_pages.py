@@ -248,3 +248,24 @@ def test_an_outdated_version_or_a_refused_day_shows_on_the_form(aweb: Web) -> No
                                   data={**data, "team_id": str(uuid.uuid4())})
     assert other_team.status_code == 422
     assert aweb.client.get(f"/admin/pay-rules/rules/{uuid.uuid4()}/edit").status_code == 404
+
+
+def test_a_team_takes_a_copy_of_an_existing_period_rule_from_a_period_start(aweb: Web) -> None:
+    rule = _rule_of_emergency(aweb)
+    icu = uid("team:Intensive Care")
+    page = aweb.client.get(f"/admin/pay-rules/teams/{icu}?source=rule:{rule}")
+    assert page.status_code == 200
+    ticked = re.findall(r'name="overtime_rule_ids" value="([0-9a-f-]+)" checked',
+                        page.get_data(as_text=True))
+    assert len(ticked) == 2  # the preset's daily and period rules
+    data = _draft(aweb, source=f"rule:{rule}", name="ICU copy", period_anchor="2026-03-08")
+    del data["overtime_pay_code"], data["double_time_pay_code"]
+    saved = aweb.client.post(f"/admin/pay-rules/teams/{icu}",
+                             data={**data, "overtime_rule_ids": ticked})
+    assert saved.status_code == 303, _text(saved.get_data(as_text=True))[:1500]
+    with aweb.app.extensions["shiftdesk"].db.unit_of_work() as session:
+        copy = session.scalar(select(m.WorkRule).where(m.WorkRule.id == _team_rule(aweb, icu)))
+        assert copy is not None
+        assert copy.name == "ICU copy"
+        (version,) = copy.versions
+        assert (version.effective_from - version.period_anchor).days % 14 == 0
