@@ -33,6 +33,7 @@ from app.contract import (
     forecasting,
     labels,
     pay_codes,
+    pay_preview,
     providers,
     reports,
     roles,
@@ -458,6 +459,56 @@ class ApiClient:
     def get_work_rule(self, rule_id: uuid.UUID | str) -> work_rules.WorkRuleRead:
         """One work rule (extension) with all its dated versions."""
         return self._call("GET", f"/settings/work-rules/{_id(rule_id)}", work_rules.WorkRuleRead)
+
+    # Pay rules (administrator's pages) --------------------------------------------------------
+
+    def list_overtime_rules(self, query: work_rules.OvertimeRuleListQuery | None = None,
+                            ) -> work_rules.OvertimeRulePage:
+        """A page of overtime rules (extension), by name."""
+        return self._call("GET", "/settings/overtime-rules", work_rules.OvertimeRulePage,
+                          query=query)
+
+    def list_rounding_rules(self, query: work_rules.RoundingRuleListQuery | None = None,
+                            ) -> work_rules.RoundingRulePage:
+        """A page of rounding rules (extension), by name."""
+        return self._call("GET", "/settings/rounding-rules", work_rules.RoundingRulePage,
+                          query=query)
+
+    def create_rounding_rule(self, body: work_rules.RoundingRuleCreate,
+                             ) -> work_rules.RoundingRuleRead:
+        """Create a rounding rule (extension)."""
+        return self._call("POST", "/settings/rounding-rules", work_rules.RoundingRuleRead,
+                          body=body)
+
+    def list_work_rules(self, query: work_rules.WorkRuleListQuery | None = None,
+                        ) -> work_rules.WorkRulePage:
+        """A page of work rules (extension), each with its current version and all versions."""
+        return self._call("GET", "/settings/work-rules", work_rules.WorkRulePage, query=query)
+
+    def list_work_rule_presets(self) -> work_rules.WorkRulePresetList:
+        """The ready-made work rules (extension): US federal, hospital 8 and 80, California."""
+        return self._call("GET", "/settings/work-rule-presets", work_rules.WorkRulePresetList)
+
+    def create_work_rule(self, body: work_rules.WorkRuleCreate) -> work_rules.WorkRuleRead:
+        """Create a work rule with its first version (extension)."""
+        return self._call("POST", "/settings/work-rules", work_rules.WorkRuleRead, body=body)
+
+    def update_work_rule(self, rule_id: uuid.UUID | str, body: work_rules.WorkRuleUpdate,
+                         ) -> work_rules.WorkRuleRead:
+        """Give a work rule a new version from `effectiveFrom` (extension)."""
+        return self._call("PATCH", f"/settings/work-rules/{_id(rule_id)}",
+                          work_rules.WorkRuleRead, body=body)
+
+    def set_team_work_rule(self, team_id: uuid.UUID | str, body: work_rules.TeamWorkRule,
+                           ) -> teams.TeamRead:
+        """Give a team its work rule, or none (extension)."""
+        return self._call("PUT", f"/teams/{_id(team_id)}/work-rule", teams.TeamRead, body=body)
+
+    def preview_work_rule(self, body: pay_preview.WorkRulePreviewCreate,
+                          ) -> pay_preview.WorkRulePreview:
+        """A draft work rule applied to a team's past window beside its current rule."""
+        return self._call("POST", "/settings/work-rules/preview", pay_preview.WorkRulePreview,
+                          body=body)
 
 
 __all__ = ["ApiClient", "ApiProblem", "ApiUnavailable", "build_http"]

@@ -28,6 +28,7 @@ from app.web.home.views import bp as home_bp
 from app.web.manage_schedule.views import bp as manage_schedule_bp
 from app.web.manage_time_off.views import bp as manage_time_off_bp
 from app.web.manage_timesheets.views import bp as manage_timesheets_bp
+from app.web.pay_rules.views import bp as pay_rules_bp
 from app.web.shifts.views import bp as shifts_bp
 from app.web.signin.views import bp as signin_bp
 from app.web.slots.views import bp as slots_bp
@@ -41,6 +42,7 @@ AREAS: tuple[Blueprint, ...] = (
     clock_bp, timecard_bp, shifts_bp, time_off_bp,  # providers (issue 5)
     manage_time_off_bp, manage_timesheets_bp, manage_schedule_bp,  # managers (issue 6)
     slots_bp, appointments_bp, appointment_types_bp,  # schedulers (issue 7)
+    pay_rules_bp,  # administrators
 )
 
 

@@ -101,6 +101,9 @@ NAV: dict[Need, NavItem] = {
     Need("edit", "AppointmentType"):
         NavItem("Appointment types", "appointment_types.index", "/appointment-types",
                 "scheduler", "Lengths, roles and skills"),
+    Need("edit", "WorkRule"):
+        NavItem("Pay rules", "pay_rules.index", "/admin/pay-rules", "admin",
+                "Overtime, rounding and meals for each team"),
 }
 
 # The administrator's own group on the home page: the documents of the /v1 API (the API's own

@@ -1,0 +1,1 @@
+"""The administrator's pay-rules pages (blueprint `pay_rules`)."""
