@@ -281,6 +281,14 @@ class PresetPayCodes(ApiModel):
                                                              "worth 2.0.")
 
 
+class RoundingSpec(ApiModel):
+    """Rounding named by what it does (extension): the rounding rule with this interval and
+    mode is used (the first by name), made when there is none."""
+
+    interval_minutes: Interval
+    mode: RoundingMode
+
+
 class WorkRuleCreate(ApiModel):
     """Body of POST /v1/settings/work-rules: a rule with its first version.
 
@@ -302,6 +310,9 @@ class WorkRuleCreate(ApiModel):
     day_start_time: LocalTime = "00:00"
     period_anchor: Day | None = None
     rounding_rule_id: Id | None = None
+    rounding: RoundingSpec | None = Field(default=None, description=(
+        "Instead of `roundingRuleId`: the rounding by interval and mode (a preview makes "
+        "nothing)."))
     overtime_rule_ids: list[Id] | None = Field(default=None, max_length=20)
     meal_deduct_minutes: Minutes | None = None
     meal_after_minutes: Minutes | None = None
@@ -328,6 +339,8 @@ class WorkRuleUpdate(ApiModel):
     day_start_time: Omittable[LocalTime]
     period_anchor: Day | None = None
     rounding_rule_id: Id | None = None
+    rounding: RoundingSpec | None = Field(default=None, description=(
+        "Instead of `roundingRuleId`: the rounding by interval and mode."))
     overtime_rule_ids: Omittable[Annotated[list[Id], Field(max_length=20)]]
     meal_deduct_minutes: Minutes | None = None
     meal_after_minutes: Minutes | None = None

@@ -284,3 +284,20 @@ def test_a_preview_refuses_what_saving_would_refuse(
     response = api.post(PREVIEW, user=user, json=_preview_body(**changes))
     assert response.status_code == status, response.get_json()
     assert response.get_json()["type"].endswith(code)
+
+
+def test_a_preview_with_rounding_by_interval_makes_no_rounding_rule(
+        ot_api: tuple[Api, str]) -> None:
+    """`rounding: {intervalMinutes, mode}` names the rounding by what it does; previewing with
+    one nobody has yet makes nothing (the preview is rolled back)."""
+    api, _rule = ot_api
+    before = api.get("/v1/settings/rounding-rules").get_json()["items"]
+    body = _preview_body()
+    body["workRule"]["rounding"] = {"intervalMinutes": 6, "mode": "up"}
+    response = api.post(PREVIEW, user=ADMIN, json=body)
+    assert response.status_code == 200, response.get_json()
+    assert api.get("/v1/settings/rounding-rules").get_json()["items"] == before
+    body["workRule"]["roundingRuleId"] = QUARTER
+    both = api.post(PREVIEW, user=ADMIN, json=body)
+    assert both.status_code == 400
+    assert both.get_json()["type"].endswith("#validation")

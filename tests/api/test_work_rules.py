@@ -458,3 +458,29 @@ def test_list_work_rules_reads_versions_without_a_query_per_rule(fresh_api):
     for name in ("B", "C", "D"):
         _rule(fresh_api, name=name)
     assert count() == one
+
+
+def test_rounding_named_by_interval_and_mode_reuses_the_rule_or_makes_one(fresh_api):
+    reused = _rule(fresh_api, rounding={"intervalMinutes": 15, "mode": "nearest"})
+    assert reused["versions"][0]["rounding"]["id"] == EXAMPLE_ROUNDING
+    made = _rule(fresh_api, name="Tenths", rounding={"intervalMinutes": 6, "mode": "down"})
+    snapshot = made["versions"][0]["rounding"]
+    assert (snapshot["intervalMinutes"], snapshot["mode"]) == (6, "down")
+    assert snapshot["id"] in _ids(fresh_api, ROUNDING)
+    again = _rule(fresh_api, name="Tenths again", rounding={"intervalMinutes": 6, "mode": "down"})
+    assert again["versions"][0]["rounding"]["id"] == snapshot["id"]
+    # A new version may name its rounding so too, or drop it.
+    changed = fresh_api.patch(f"{RULES}/{made['id']}", json={
+        "effectiveFrom": (SUNDAY + timedelta(days=7)).isoformat(),
+        "rounding": {"intervalMinutes": 15, "mode": "nearest"}})
+    assert changed.status_code == 200, changed.get_json()
+    latest = max(changed.get_json()["versions"], key=lambda v: v["effectiveFrom"])
+    assert latest["rounding"]["id"] == EXAMPLE_ROUNDING
+    bad = _problem(fresh_api.post(RULES, json={
+        "name": "x", "timeZone": NY, "effectiveFrom": SUNDAY.isoformat(),
+        "rounding": {"intervalMinutes": 7, "mode": "up"}}), 400, "validation")
+    assert bad["errors"][0]["path"] == "/rounding/intervalMinutes"
+    _problem(fresh_api.post(RULES, json={
+        "name": "x", "timeZone": NY, "effectiveFrom": SUNDAY.isoformat(),
+        "roundingRuleId": EXAMPLE_ROUNDING, "rounding": {"intervalMinutes": 15,
+                                                         "mode": "nearest"}}), 400, "validation")

@@ -56,6 +56,7 @@ from app.contract.work_rules import (
     RoundingRuleListQuery,
     RoundingRuleUpdate,
     RoundingSnapshot,
+    RoundingSpec,
     TeamWorkRule,
     WorkRuleCreate,
     WorkRuleListQuery,
@@ -592,6 +593,33 @@ def _overtime_snapshots(session: Session, ids: Sequence[uuid.UUID],
              "multiplier": _multiplier(codes[r.pay_code_id].value)} for r in rules]
 
 
+_MODE_WORDS = {"nearest": "Nearest", "down": "Down to the previous", "up": "Up to the next"}
+
+
+def _rounding_of(session: Session, ident: uuid.UUID | None, spec: RoundingSpec | None,
+                 now: datetime) -> dict[str, Any] | None:
+    """The snapshot of the rounding a body names: by id (`roundingRuleId`), or by interval and
+    mode (`rounding`: the first such rule by name, made when there is none)."""
+    if spec is None:
+        return _rounding_snapshot(session, ident)
+    if ident is not None:
+        raise validation("/rounding", "send roundingRuleId or rounding, not both")
+    if 60 % spec.interval_minutes:
+        raise validation("/rounding/intervalMinutes",
+                         "must divide 60 evenly (1, 2, 3, 4, 5, 6, 10, 12, 15, 20, 30 or 60)")
+    rule = session.scalars(select(RoundingRule).where(
+        RoundingRule.interval_minutes == spec.interval_minutes, RoundingRule.mode == spec.mode)
+        .order_by(RoundingRule.name, RoundingRule.id)).first()
+    if rule is None:
+        unit = "hour" if spec.interval_minutes == 60 else f"{spec.interval_minutes} minutes"
+        rule = RoundingRule(id=uuid.uuid4(), created_at=now, updated_at=now,
+                            name=f"{_MODE_WORDS[spec.mode]} {unit}",
+                            interval_minutes=spec.interval_minutes, mode=spec.mode)
+        session.add(rule)
+        session.flush()
+    return _rounding_snapshot(session, rule.id)
+
+
 def _rounding_snapshot(session: Session, ident: uuid.UUID | None) -> dict[str, Any] | None:
     if ident is None:
         return None
@@ -706,7 +734,7 @@ def create_work_rule(session: Session, *, actor: Actor, body: WorkRuleCreate, no
         effective_from=effective, time_zone=body.time_zone, week_start_day=body.week_start_day,
         week_start_time=body.week_start_time, day_start_time=body.day_start_time,
         period_anchor=body.period_anchor,
-        rounding=_rounding_snapshot(session, body.rounding_rule_id),
+        rounding=_rounding_of(session, body.rounding_rule_id, body.rounding, now),
         overtime=[],
         meal_deduct_minutes=body.meal_deduct_minutes, meal_after_minutes=body.meal_after_minutes,
         min_unpaid_break_minutes=body.min_unpaid_break_minutes,
@@ -780,8 +808,8 @@ def update_work_rule(session: Session, *, actor: Actor, rule_id: uuid.UUID,
         week_start_time=body.week_start_time or base.week_start_time,
         day_start_time=body.day_start_time or base.day_start_time,
         period_anchor=body.period_anchor if "period_anchor" in sent else base.period_anchor,
-        rounding=_rounding_snapshot(session, body.rounding_rule_id)
-        if "rounding_rule_id" in sent else base.rounding,
+        rounding=_rounding_of(session, body.rounding_rule_id, body.rounding, now)
+        if sent & {"rounding_rule_id", "rounding"} else base.rounding,
         overtime=_overtime_snapshots(session, body.overtime_rule_ids)
         if body.overtime_rule_ids is not None else list(base.overtime),
         meal_deduct_minutes=body.meal_deduct_minutes if "meal_deduct_minutes" in sent

@@ -9,8 +9,8 @@ is the draft form (`?source=preset:<id>` or `rule:<id>` picks what it starts fro
 the preview region alone), and `POST …/teams/<id>` creates the rule and gives it to the team.
 `GET /admin/pay-rules/rules/<id>/edit` and `POST /admin/pay-rules/rules/<id>` make a new version
 (`PATCH` with `effectiveFrom` and the version the form was opened at), previewed the same way.
-Rounding is picked by interval and mode; a rounding rule with those is reused, else created
-(a shared, unnamed setting) when the draft is previewed or saved.
+Rounding is picked by interval and mode and sent so (`rounding`): the API uses the rounding rule
+with those, making one only when the rule is saved — a preview makes nothing.
 
 Only users who may edit the `WorkRule` subject (administrators) open these pages; the API
 decides again on every write. Must not import `app.api`; it reaches the API only through
@@ -36,7 +36,6 @@ from app.contract.work_rules import (
     OvertimeRuleListQuery,
     OvertimeRuleRead,
     PresetPayCodes,
-    RoundingRuleCreate,
     RoundingRuleListQuery,
     RoundingRuleRead,
     TeamWorkRule,
@@ -226,32 +225,19 @@ def _window(form: WorkRuleForm) -> tuple[datetime, datetime]:
             datetime.combine(end, time(), zone).astimezone(UTC))
 
 
-def _rounding_id(client: ApiClient, form: WorkRuleForm, catalog: Catalog,
-                 ) -> uuid.UUID | None:
-    """The rounding rule with the chosen interval and mode: an existing one, else a new one."""
+def _members(form: WorkRuleForm) -> dict[str, Any]:
+    """The version's members as the contract names them. Rounding goes by interval and mode:
+    the API uses the rounding rule with those (making one only when the rule is saved)."""
     choice = form.rounding_choice()
-    if choice is None:
-        return None
-    interval, mode = choice
-    found = next((r for r in catalog.rounding_rules
-                  if (r.interval_minutes, r.mode) == (interval, mode)), None)
-    if found is None:
-        found = client.create_rounding_rule(RoundingRuleCreate(
-            name=words.rounding_words(interval, mode), interval_minutes=interval,
-            mode=mode))  # type: ignore[arg-type]
-        catalog.rounding_rules.append(found)
-    return found.id
-
-
-def _members(form: WorkRuleForm, rounding_id: uuid.UUID | None) -> dict[str, Any]:
-    """The version's members as the contract names them."""
+    rounding: dict[str, Any] = {"rounding_rule_id": None} if choice is None else {
+        "rounding": {"interval_minutes": choice[0], "mode": choice[1]}}
     return {
+        **rounding,
         "time_zone": form.time_zone.data,
         "week_start_day": form.week_start_day.data,
         "week_start_time": form.week_start_time.data.strftime("%H:%M"),
         "day_start_time": form.day_start_time.data.strftime("%H:%M"),
         "period_anchor": form.period_anchor.data,
-        "rounding_rule_id": rounding_id,
         "meal_deduct_minutes": form.meal_deduct_minutes.data,
         "meal_after_minutes": form.meal_after_minutes.data,
         "min_unpaid_break_minutes": form.min_unpaid_break_minutes.data,
@@ -349,7 +335,7 @@ def _team_form(source: Source, team: TeamRead, catalog: Catalog) -> TeamRuleForm
 
 def _draft(client: ApiClient, form: TeamRuleForm, source: Source,
            catalog: Catalog) -> WorkRuleCreate:
-    members = _members(form, _rounding_id(client, form, catalog))
+    members = _members(form)
     members["name"] = form.name.data.strip()
     if source.preset is not None:
         members["preset"] = source.preset.id
@@ -563,7 +549,7 @@ def _posted_version(rule_id: uuid.UUID) -> tuple[ApiClient, Catalog, WorkRuleRea
 
 def _version_draft(client: ApiClient, form: RuleVersionForm, catalog: Catalog,
                    ) -> dict[str, Any]:
-    members = _members(form, _rounding_id(client, form, catalog))
+    members = _members(form)
     members["overtime_rule_ids"] = [uuid.UUID(i) for i in form.overtime_rule_ids.data or []
                                     if _is_uuid(i)]
     return members
