@@ -101,6 +101,9 @@ NAV: dict[Need, NavItem] = {
     Need("edit", "AppointmentType"):
         NavItem("Appointment types", "appointment_types.index", "/appointment-types",
                 "scheduler", "Lengths, roles and skills"),
+    Need("create", "BalanceReset"):
+        NavItem("Balance resets", "balance_resets.index", "/admin/balance-resets", "admin",
+                "Set time-off balances from a CSV file"),
 }
 
 # The administrator's own group on the home page: the documents of the /v1 API (the API's own
