@@ -121,8 +121,8 @@ def test_refused_file_lists_every_bad_row_in_words_and_stores_nothing(rweb):
     assert page.startswith("<!doctype html>") or "<html" in page
     assert "<title>Error: Balance resets" in page
     assert "4 of 5 rows cannot be used; nothing was changed." in page
-    rows = re.findall(r"<tr><td>(\d+)</td><td><code>(\w+)</code></td><td>([^<]+)</td></tr>",
-                      page)
+    rows = re.findall(r'<td data-label="Row">(\d+)</td><td data-label="Column"><code>(\w+)'
+                      r'</code></td><td data-label="What is wrong">([^<]+)</td>', page)
     assert [(r, c) for r, c, _ in rows] == [("2", "providerId"), ("3", "policyId"),
                                             ("4", "balance"), ("5", "balance"),
                                             ("5", "effectiveDate")]
