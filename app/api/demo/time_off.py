@@ -2,8 +2,8 @@
 approvals apply their conflict resolution to the planned shifts, and balances: accrual settings
 on paid time off and sick leave and a year of ledger (accruals, carry-over, usage of approved
 requests) for their members, and one balance reset upload by the administrator a week ago
-(three PTO balances rounded down to whole days of 8 hours), as `POST /v1/time-off/balance-resets` stores
-it.
+(three PTO balances rounded down to a multiple of 8 hours), as
+`POST /v1/time-off/balance-resets` stores it.
 """
 
 from __future__ import annotations
@@ -251,8 +251,8 @@ def write_balances(demo: Demo, requests: list[Row]) -> None:
 
 def _reset_upload(demo: Demo, entries: list[Row]) -> list[Row]:
     """The administrator's balance reset file of a week ago: three PTO members' balances on
-    that day rounded down to a multiple of 8 hours (so no cap or floor is crossed), stored as an upload
-    with its rows and a `reset` entry each; returns the entries."""
+    that day rounded down to a multiple of 8 hours (so no cap or floor is crossed), stored as
+    an upload with its rows and a `reset` entry each; returns the entries."""
     pto, day = demo_id("policy:pto"), demo.today - timedelta(days=7)
     people = [p for p in demo.people if is_member(p, "employees")][:3]
     upload_id = demo_id("balance-upload:1")
