@@ -33,7 +33,7 @@ from app.web import nav
 from app.web.auth import api, current_user
 from app.web.balance_resets.forms import BalanceResetUploadForm
 from app.web.filters import format_datetime
-from app.web.htmx import render, see_other
+from app.web.htmx import is_partial, render, see_other
 from app.web.time_off.balances import fraction, quantity, signed_quantity
 
 bp = Blueprint("balance_resets", __name__)
@@ -147,8 +147,10 @@ def index() -> Response:
 
 def _refused(form: BalanceResetUploadForm, status: int, errors: list[RowError] | None = None,
              ) -> Response:
+    # The fragment is the form alone: only the whole page needs the policies and past uploads.
+    context = {} if is_partial() else _context(api())
     return render(TEMPLATE, fragment="reset_upload", status=status, form=form,
-                  errors=errors or [], **_context(api()))
+                  errors=errors or [], **context)
 
 
 @bp.post("/admin/balance-resets")
