@@ -114,7 +114,7 @@ class ApiClient:
     # -- transport ---------------------------------------------------------------------------
 
     def _send(self, method: str, path: str, *, params: dict[str, Any] | None = None,
-              json: Any = None) -> httpx.Response:
+              json: Any = None, files: dict[str, Any] | None = None) -> httpx.Response:
         headers = {"Accept": "application/json, application/problem+json"}
         if self._token:
             headers["Authorization"] = f"Bearer {self._token}"
@@ -122,7 +122,7 @@ class ApiClient:
         for attempt in range(attempts):
             try:
                 response = self._http.request(method, "/v1" + path, params=params, json=json,
-                                              headers=headers)
+                                              files=files, headers=headers)
                 break
             except (httpx.ConnectError, httpx.ConnectTimeout, httpx.RemoteProtocolError) as exc:
                 if attempt + 1 == attempts:
@@ -509,6 +509,32 @@ class ApiClient:
         """A draft work rule applied to a team's past window beside its current rule."""
         return self._call("POST", "/settings/work-rules/preview", pay_preview.WorkRulePreview,
                           body=body)
+
+    # Balance reset uploads (admin) -------------------------------------------------------------
+
+    def list_balance_resets(self, query: balances.BalanceResetUploadListQuery | None = None,
+                            ) -> balances.BalanceResetUploadPage:
+        """A page of balance reset uploads, newest first, without their rows."""
+        return self._call("GET", "/time-off/balance-resets", balances.BalanceResetUploadPage,
+                          query=query)
+
+    def get_balance_reset(self, upload_id: uuid.UUID) -> balances.BalanceResetUploadRead:
+        """One balance reset upload with its rows and what each set."""
+        return self._call("GET", f"/time-off/balance-resets/{_id(upload_id)}",
+                          balances.BalanceResetUploadRead)
+
+    def upload_balance_resets(self, file_name: str, content: bytes,
+                              ) -> tuple[balances.BalanceResetUploadRead, bool]:
+        """Upload a balance reset CSV (multipart, part `file`); return the upload and whether
+        it is new (False: the same file was uploaded before, and that upload is returned)."""
+        response = self._send("POST", "/time-off/balance-resets",
+                              files={"file": (file_name, content, "text/csv")})
+        try:
+            upload = balances.BalanceResetUploadRead.model_validate_json(response.content)
+        except ValidationError as exc:
+            raise ApiUnavailable(f"unexpected answer from the balance reset upload: {exc}") \
+                from exc
+        return upload, response.status_code == 201
 
 
 __all__ = ["ApiClient", "ApiProblem", "ApiUnavailable", "build_http"]

@@ -15,7 +15,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BeforeValidator, ConfigDict, Field, WithJsonSchema
 
-from app.contract.common import EXTENSION, ApiModel, Id, Timestamp
+from app.contract.common import EXTENSION, ApiModel, Id, ListQuery, Page, Timestamp
 
 _DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _MONTH_DAY = re.compile(r"^(\d{2})-(\d{2})$")
@@ -211,3 +211,26 @@ class BalanceResetUploadRead(ApiModel):
         "(`invalid-balance-reset-rows`)."))
     created_at: Timestamp
     created_by_id: Id | None
+
+
+class BalanceResetUploadSummary(ApiModel):
+    """A balance reset upload as GET /v1/time-off/balance-resets lists it: without its rows."""
+
+    model_config = ConfigDict(json_schema_extra=EXTENSION)
+
+    id: Id
+    status: Literal["completed"]
+    file_name: str | None
+    row_count: int
+    created_at: Timestamp
+    created_by_id: Id | None
+
+
+class BalanceResetUploadPage(Page[BalanceResetUploadSummary]):
+    """A page of balance reset uploads, newest first (extension)."""
+
+    model_config = ConfigDict(json_schema_extra=EXTENSION)
+
+
+class BalanceResetUploadListQuery(ListQuery):
+    """Query of GET /v1/time-off/balance-resets (extension)."""

@@ -23,6 +23,7 @@ from app.web import auth, errors, filters, htmx, nav, security
 from app.web import session as sessions
 from app.web.appointment_types.views import bp as appointment_types_bp
 from app.web.appointments.views import bp as appointments_bp
+from app.web.balance_resets.views import bp as balance_resets_bp
 from app.web.clock.views import bp as clock_bp
 from app.web.home.views import bp as home_bp
 from app.web.manage_schedule.views import bp as manage_schedule_bp
@@ -43,6 +44,7 @@ AREAS: tuple[Blueprint, ...] = (
     manage_time_off_bp, manage_timesheets_bp, manage_schedule_bp,  # managers (issue 6)
     slots_bp, appointments_bp, appointment_types_bp,  # schedulers (issue 7)
     pay_rules_bp,  # administrators
+    balance_resets_bp,  # administrators
 )
 
 

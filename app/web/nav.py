@@ -104,6 +104,9 @@ NAV: dict[Need, NavItem] = {
     Need("edit", "WorkRule"):
         NavItem("Pay rules", "pay_rules.index", "/admin/pay-rules", "admin",
                 "Overtime, rounding and meals for each team"),
+    Need("create", "BalanceReset"):
+        NavItem("Balance resets", "balance_resets.index", "/admin/balance-resets", "admin",
+                "Set time-off balances from a CSV file"),
 }
 
 # The administrator's own group on the home page: the documents of the /v1 API (the API's own

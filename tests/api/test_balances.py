@@ -425,3 +425,28 @@ def test_reset_upload_refusals(fresh_api, world):
     _problem(fresh_api.get(f"{RESETS}/{uid('nope')}"), 404, "balance-reset-upload-not-found")
     rows = [f"{world.provider},{PTO},1,2026-01-{1 + i % 28:02d}" for i in range(1001)]
     _problem(_upload(fresh_api, _csv(*rows)), 400, "batch-size-exceeded")
+
+
+def test_reset_uploads_are_listed_newest_first_a_page_at_a_time(fresh_api, world):
+    _configure(fresh_api)
+    assert fresh_api.get(RESETS).get_json() == {"items": [], "cursor": None}
+    ids = []
+    for day in range(1, 4):
+        response = _upload(fresh_api, _csv(f"{world.provider},{PTO},{day},2026-01-0{day}"))
+        assert response.status_code == 201, response.get_json()
+        ids.append(response.get_json()["id"])
+    _problem(_upload(fresh_api, _csv(f"{world.provider},{PTO},-1,2026-01-01")), 400,
+             "invalid-balance-reset-rows")
+    _upload(fresh_api, _csv(f"{world.provider},{PTO},1,2026-01-01"))  # the first file again
+
+    pages = fresh_api.walk(RESETS, page_size=2)
+
+    assert [len(p) for p in pages] == [2, 1]
+    listed = [item for page in pages for item in page]
+    assert [item["id"] for item in listed] == ids[::-1]
+    assert listed[0] == {"id": ids[2], "status": "completed", "fileName": "resets.csv",
+                         "rowCount": 1, "createdAt": listed[0]["createdAt"],
+                         "createdById": str(world.admin)}
+    _problem(fresh_api.get(RESETS, query_string={"cursor": "forged"}), 400, "validation")
+    _problem(fresh_api.get(RESETS, user=MANAGER), 403, "unauthorized")
+    assert fresh_api.get(RESETS, user=None).status_code == 401

@@ -21,7 +21,8 @@ MENUS = {
     "manager@example.com": ["Home", "Time-off queue", "Timesheets", "Team schedule"],
     "scheduler@example.com": ["Home", "Find a slot", "Appointments", "Appointment types"],
     "admin@example.com": ["Home", "Time-off queue", "Timesheets", "Team schedule", "Find a slot",
-                          "Appointments", "Appointment types"],
+                          "Appointments", "Appointment types", "Pay rules",
+                          "Balance resets"],
 }
 NAMES = {
     "provider@example.com": "Pat Provider",

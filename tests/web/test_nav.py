@@ -28,7 +28,8 @@ def me_of(web):
     ("manager@example.com", ["Time-off queue", "Timesheets", "Team schedule"]),
     ("scheduler@example.com", ["Find a slot", "Appointments", "Appointment types"]),
     ("admin@example.com", ["Time-off queue", "Timesheets", "Team schedule", "Find a slot",
-                           "Appointments", "Appointment types", "Pay rules"]),
+                           "Appointments", "Appointment types", "Pay rules",
+                           "Balance resets"]),
 ])
 def test_menu_fits_each_users_permissions(me_of, email, labels):
     assert [item.label for item in nav.menu(me_of(email), ALL_ENDPOINTS)] == labels
@@ -85,7 +86,8 @@ def test_home_groups_show_an_admin_all_teams_and_the_api_documents(me_of):
     assert [(g.title, [i.label for i in items]) for g, items in groups] == [
         ("All teams", ["Time-off queue", "Timesheets", "Team schedule"]),
         ("Appointments", ["Find a slot", "Appointments", "Appointment types"]),
-        ("Administration", ["Pay rules", "API description", "API error codes"])]
+        ("Administration", ["Pay rules", "Balance resets", "API description",
+                            "API error codes"])]
 
 
 def test_every_menu_entry_has_a_page(web):

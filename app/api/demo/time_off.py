@@ -1,11 +1,15 @@
 """The demo's time off: policies and their members, requests in every state, whose
 approvals apply their conflict resolution to the planned shifts, and balances: accrual settings
 on paid time off and sick leave and a year of ledger (accruals, carry-over, usage of approved
-requests) for their members.
+requests) for their members, and one balance reset upload by the administrator a week ago
+(three PTO balances rounded down to a multiple of 8 hours), as
+`POST /v1/time-off/balance-resets` stores it.
 """
 
 from __future__ import annotations
 
+import hashlib
+import math
 import uuid
 from collections import defaultdict
 from datetime import UTC, datetime, time, timedelta
@@ -241,7 +245,40 @@ def write_balances(demo: Demo, requests: list[Row]) -> None:
                                       request_id=uuid.UUID(e.source_key.split(":")[1]))
                            for e in usage)
     demo.insert(m.TimeOffAccrualSettings, settings_rows)
+    entries.extend(_reset_upload(demo, entries))
     demo.insert(m.TimeOffLedgerEntry, entries, "ledger entries")
+
+
+def _reset_upload(demo: Demo, entries: list[Row]) -> list[Row]:
+    """The administrator's balance reset file of a week ago: three PTO members' balances on
+    that day rounded down to a multiple of 8 hours (so no cap or floor is crossed), stored as
+    an upload with its rows and a `reset` entry each; returns the entries."""
+    pto, day = demo_id("policy:pto"), demo.today - timedelta(days=7)
+    people = [p for p in demo.people if is_member(p, "employees")][:3]
+    upload_id = demo_id("balance-upload:1")
+    lines, rows, resets = ["providerId,policyId,balance,effectiveDate"], [], []
+    for number, person in enumerate(people, start=1):
+        held = sum((Fraction(e["amount_numerator"], e["amount_denominator"]) for e in entries
+                    if e["provider_id"] == person.id and e["policy_id"] == pto
+                    and e["effective_date"] <= day), Fraction(0))
+        target = Fraction(math.floor(held / 8) * 8)
+        lines.append(f"{person.id},{pto},{target},{day.isoformat()}")
+        reset = ledger.Entry("reset", day, target - held, f"reset:demo:{number}", target=target)
+        row = _entry_row(demo, reset, person.id, pto)
+        row.update(upload_id=upload_id, created_by_id=demo.staff["admin@example.com"],
+                   created_at=demo.local_midnight(day) + timedelta(hours=9))
+        resets.append(row)
+        rows.append({"row": number, "providerId": str(person.id), "policyId": str(pto),
+                     "balance": ledger.format_amount(target), "effectiveDate": day.isoformat(),
+                     "adjustment": ledger.format_amount(target - held)})
+    content = ("\n".join(lines) + "\n").encode()
+    demo.insert(m.TimeOffBalanceUpload, [{
+        "id": upload_id, "file_hash": hashlib.sha256(content).hexdigest(),
+        "file_name": "pto-balances-from-payroll.csv", "status": "completed",
+        "row_count": len(rows), "rows": rows,
+        "created_at": demo.local_midnight(day) + timedelta(hours=9),
+        "created_by_id": demo.staff["admin@example.com"]}])
+    return resets
 
 
 def _entry_row(demo: Demo, entry: ledger.Entry, provider: uuid.UUID, policy: uuid.UUID, *,

@@ -1,6 +1,6 @@
 """Time-off balances (extensions): `GET /v1/time-off/balances`, `POST /v1/time-off/accruals`,
 `GET`/`PUT /v1/time-off/policies/{policyId}/accrual`, and balance reset uploads
-(`POST /v1/time-off/balance-resets`, `GET …/{uploadId}`).
+(`POST`/`GET /v1/time-off/balance-resets`, `GET …/{uploadId}`).
 
 Thin views over `app.api.services.balances`. The clock and the site zone are read here, at the
 edge. The reset upload is a file, not JSON: `multipart/form-data` with the CSV in the `file`
@@ -16,6 +16,7 @@ from flask import request, url_for
 from sqlalchemy.orm import Session
 
 from app.api.auth import Actor
+from app.api.pagination import Paginator
 from app.api.problems import ProblemError, validation
 from app.api.routing import endpoint
 from app.api.services import balances as service
@@ -25,6 +26,8 @@ from app.contract.balances import (
     AccrualRunResult,
     AccrualSettingsRead,
     AccrualSettingsWrite,
+    BalanceResetUploadListQuery,
+    BalanceResetUploadPage,
     BalanceResetUploadRead,
     BalancesQuery,
     BalancesRead,
@@ -155,3 +158,16 @@ def get_time_off_balance_reset(session: Session, actor: Actor, upload_id: uuid.U
     """A balance reset upload: its status, its rows and what each set. Needs `view`
     BalanceReset."""
     return service.upload_read(service.get_upload(session, actor=actor, upload_id=upload_id))
+
+
+@endpoint("GET", "/time-off/balance-resets", summary="List balance reset uploads",
+          query=BalanceResetUploadListQuery, response=BalanceResetUploadPage,
+          codes=["validation", "unauthorized"], extension=True, tag=TAG,
+          permits=[("view", "BalanceReset")])
+def list_time_off_balance_resets(session: Session, actor: Actor,
+                                 query: BalanceResetUploadListQuery, pages: Paginator
+                                 ) -> BalanceResetUploadPage:
+    """Balance reset uploads, newest first, without their rows (`GET …/{uploadId}` reads
+    those). Needs `view` BalanceReset."""
+    items, cursor = service.list_uploads(session, actor=actor, query=query, pages=pages)
+    return BalanceResetUploadPage(items=items, cursor=cursor)

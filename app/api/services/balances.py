@@ -53,6 +53,7 @@ from app.api.models import (
     TimeOffRequest,
     time_off_policy_members,
 )
+from app.api.pagination import Paginator, SortKey
 from app.api.problems import ProblemError, not_found, validation
 from app.api.services import locator
 from app.api.subjects import TIME_OFF_POLICY
@@ -63,7 +64,9 @@ from app.contract.balances import (
     Amount,
     BalanceRead,
     BalanceResetRow,
+    BalanceResetUploadListQuery,
     BalanceResetUploadRead,
+    BalanceResetUploadSummary,
     BalancesQuery,
     BalancesRead,
     LedgerEntryRead,
@@ -764,3 +767,25 @@ def upload_read(upload: TimeOffBalanceUpload) -> BalanceResetUploadRead:
             policy_id=uuid.UUID(r["policyId"]), balance=amount(rules.parse_amount(r["balance"])),
             effective_date=date.fromisoformat(r["effectiveDate"]),
             adjustment=amount(Fraction(r["adjustment"]))) for r in upload.rows or []])
+
+
+_UPLOAD_LIST_COLUMNS = (TimeOffBalanceUpload.id, TimeOffBalanceUpload.status,
+                        TimeOffBalanceUpload.file_name, TimeOffBalanceUpload.row_count,
+                        TimeOffBalanceUpload.created_at, TimeOffBalanceUpload.created_by_id)
+
+
+def list_uploads(session: Session, *, actor: Actor, query: BalanceResetUploadListQuery,
+                 pages: Paginator) -> tuple[list[BalanceResetUploadSummary], str | None]:
+    """One page of the balance reset uploads, newest first, without their rows (a file holds
+    up to a thousand; the list reads none of them).
+
+    Raises `unauthorized` (view BalanceReset) and `validation` (cursor).
+    """
+    actor.require("view", "BalanceReset")
+    rows, cursor = pages.page(
+        session, select(*_UPLOAD_LIST_COLUMNS), scope="balance-reset-uploads", query=query,
+        rows=True, order=[SortKey(TimeOffBalanceUpload.created_at, descending=True),
+                          SortKey(TimeOffBalanceUpload.id, descending=True)])
+    return [BalanceResetUploadSummary(
+        id=r.id, status="completed", file_name=r.file_name, row_count=r.row_count,
+        created_at=r.created_at, created_by_id=r.created_by_id) for r in rows], cursor

@@ -5,7 +5,8 @@
    without JavaScript its button does the same. The clock's timers (<time datetime="PT…"
    data-ticking>) count on from the length the server gave, every second, and the "as of" note
    beside them (for pages without JavaScript) is hidden; panels swapped in by htmx are found on
-   the next tick. */
+   the next tick. A form's <progress data-upload-progress> shows, and fills, while htmx sends
+   its file (htmx:xhr:progress; never going back, as the answer's own download reports too). */
 (function () {
   "use strict";
 
@@ -79,6 +80,16 @@
   });
   document.addEventListener("htmx:sendError", function () {
     show(GENERIC);
+  });
+  document.addEventListener("htmx:xhr:progress", function (event) {
+    var form = event.target && event.target.closest ? event.target.closest("form") : null;
+    var bar = form ? form.querySelector("progress[data-upload-progress]") : null;
+    var detail = event.detail || {};
+    if (!bar || !detail.lengthComputable || !detail.total) {
+      return;
+    }
+    bar.hidden = false;
+    bar.value = Math.max(Number(bar.value) || 0, Math.round(100 * detail.loaded / detail.total));
   });
   document.addEventListener("htmx:responseError", function (event) {
     show(serverMessage(event.detail && event.detail.xhr) || GENERIC);

@@ -1,0 +1,1 @@
+"""Balance resets (blueprint `balance_resets`): see `views.py`."""
