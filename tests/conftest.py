@@ -24,6 +24,8 @@ import psycopg
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
+from jinja2 import BytecodeCache
+from jinja2.bccache import Bucket
 from sqlalchemy import event
 
 import app.api as api_package
@@ -61,6 +63,28 @@ def _kept_signing_key(path: Path, **kw: Any) -> Any:
 
 
 api_package.load_signing_key = _kept_signing_key  # what create_app calls
+
+
+class _CompiledTemplates(BytecodeCache):
+    """Templates compiled once per worker for every app the tests build: each app has a Jinja
+    environment of its own, which otherwise parses and compiles again every template it renders
+    (most of a web test's time on a big page such as the team timesheet). Jinja hands back the
+    kept code only for the same template name and source (its checksum), so a changed template
+    is compiled again; every app comes from `create_app`, so their compiler settings agree."""
+
+    def __init__(self) -> None:
+        self._code: dict[str, tuple[str, Any]] = {}
+
+    def load_bytecode(self, bucket: Bucket) -> None:
+        kept = self._code.get(bucket.key)
+        if kept is not None and kept[0] == bucket.checksum:
+            bucket.code = kept[1]
+
+    def dump_bytecode(self, bucket: Bucket) -> None:
+        self._code[bucket.key] = (bucket.checksum, bucket.code)
+
+
+Flask.jinja_options = {**Flask.jinja_options, "bytecode_cache": _CompiledTemplates()}
 
 
 def _pg_available() -> bool:
