@@ -27,6 +27,7 @@ from flask.testing import FlaskClient
 from jinja2 import BytecodeCache
 from jinja2.bccache import Bucket
 from sqlalchemy import event
+from werkzeug.routing import Rule
 
 import app.api as api_package
 from app import create_app
@@ -85,6 +86,26 @@ class _CompiledTemplates(BytecodeCache):
 
 
 Flask.jinja_options = {**Flask.jinja_options, "bytecode_cache": _CompiledTemplates()}
+
+_compile_builder = Rule._compile_builder
+_BUILDERS: dict[tuple[Any, ...], Any] = {}
+
+
+def _kept_builder(self: Rule, append_unknown: bool = True) -> Any:
+    """`Rule._compile_builder` as werkzeug calls it for every rule of every new app, kept per
+    rule text, parts, defaults and converters: it generates and compiles Python code for each
+    of the app's two hundred routes (most of `create_app`'s time, and the suite builds over a
+    thousand apps). The function it makes takes the rule as its argument, so rules alike share
+    it."""
+    key = (append_unknown, self.rule, tuple(self._trace),
+           repr(sorted((self.defaults or {}).items())),
+           tuple((name, type(converter)) for name, converter in self._converters.items()))
+    if key not in _BUILDERS:
+        _BUILDERS[key] = _compile_builder(self, append_unknown)
+    return _BUILDERS[key]
+
+
+Rule._compile_builder = _kept_builder  # type: ignore[method-assign]
 
 
 def _pg_available() -> bool:
