@@ -25,10 +25,13 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 from hypothesis import settings as hypothesis_settings
+from jinja2 import BytecodeCache
+from jinja2.bccache import Bucket
 from sqlalchemy import event
+from werkzeug.routing import Rule
 
 import app.api as api_package
-from app import create_app
+from app import create_app, settle_collector
 from app.api.db import Database
 from app.api.migrate import upgrade
 from app.api.tokens import create_signing_key, mint_access_token
@@ -66,6 +69,48 @@ def _kept_signing_key(path: Path, **kw: Any) -> Any:
 
 
 api_package.load_signing_key = _kept_signing_key  # what create_app calls
+
+
+class _CompiledTemplates(BytecodeCache):
+    """Templates compiled once per worker for every app the tests build: each app has a Jinja
+    environment of its own, which otherwise parses and compiles again every template it renders
+    (most of a web test's time on a big page such as the team timesheet). Jinja hands back the
+    kept code only for the same template name and source (its checksum), so a changed template
+    is compiled again; every app comes from `create_app`, so their compiler settings agree."""
+
+    def __init__(self) -> None:
+        self._code: dict[str, tuple[str, Any]] = {}
+
+    def load_bytecode(self, bucket: Bucket) -> None:
+        kept = self._code.get(bucket.key)
+        if kept is not None and kept[0] == bucket.checksum:
+            bucket.code = kept[1]
+
+    def dump_bytecode(self, bucket: Bucket) -> None:
+        self._code[bucket.key] = (bucket.checksum, bucket.code)
+
+
+Flask.jinja_options = {**Flask.jinja_options, "bytecode_cache": _CompiledTemplates()}
+
+_compile_builder = Rule._compile_builder
+_BUILDERS: dict[tuple[Any, ...], Any] = {}
+
+
+def _kept_builder(self: Rule, append_unknown: bool = True) -> Any:
+    """`Rule._compile_builder` as werkzeug calls it for every rule of every new app, kept per
+    rule text, parts, defaults and converters: it generates and compiles Python code for each
+    of the app's two hundred routes (most of `create_app`'s time, and the suite builds over a
+    thousand apps). The function it makes takes the rule as its argument, so rules alike share
+    it."""
+    key = (append_unknown, self.rule, tuple(self._trace),
+           repr(sorted((self.defaults or {}).items())),
+           tuple((name, type(converter)) for name, converter in self._converters.items()))
+    if key not in _BUILDERS:
+        _BUILDERS[key] = _compile_builder(self, append_unknown)
+    return _BUILDERS[key]
+
+
+Rule._compile_builder = _kept_builder  # type: ignore[method-assign]
 
 
 def _pg_available() -> bool:
@@ -345,6 +390,15 @@ def fresh_api(template: Template, signing_key_path: Path, tmp_path: Path) -> Ite
 def world(template: Template) -> World:
     """Ids of the shared organisation."""
     return template.world
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Set up the garbage collector as a serving process does (`settle_collector`), once the
+    tests are collected: the objects alive by then (imported modules, collected tests) are
+    frozen out of its passes, and the youngest generation is collected less often. Each worker
+    builds and drops hundreds of apps and pages, which otherwise set off thousands of
+    collections that walk everything again."""
+    settle_collector()
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

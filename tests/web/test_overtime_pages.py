@@ -2,8 +2,10 @@
 and rounded punch and gives hours by week; the provider's /timecard says how much of this
 workweek is worked and when overtime would start.
 
-Each test works on a private copy of the seeded database: it adds an overtime pay code (the
-world has none), creates a work rule through the API and gives it to the Emergency team.
+The tests with overtime work on private copies of the seeded database, one per module: each
+copy gets an overtime pay code (the world has none); the manager's week below is arranged once
+on one copy, and each timecard test gives Emergency a work rule of its own on the other. The
+tests without a work rule read the shared seeded database.
 
 The manager's week (Sunday 5 April 2026, New York, US federal preset: weekly over 40, with
 quarter-hour rounding), worked by a new provider without shifts:
@@ -42,16 +44,33 @@ QUARTER = str(uid("rounding:quarter"))
 ADMIN = "admin@example.com"
 
 
-@pytest.fixture
-def oweb(web_db: tuple[str, World], signing_key_path: Path, tmp_path: Path) -> Iterator[Web]:
+def _overtime_copy(web_db: tuple[str, World], key: Path, folder: Path) -> Web:
     """An app on a private copy of the seeded database, with an overtime pay code (1.5)."""
     url, world = web_db
-    target = tmp_path / "overtime.db"
+    target = folder / "overtime.db"
     shutil.copyfile(url.removeprefix("sqlite:///"), target)
-    web = build_web((f"sqlite:///{target}", world), signing_key_path, tmp_path / "sessions")
+    web = build_web((f"sqlite:///{target}", world), key, folder / "sessions")
     _arrange(web, lambda s: s.add(m.PayCode(id=uid("pay:OT"), name="Overtime",
                                             shorthand_name="OT", hex_color="#E45756",
                                             type="hours", value=1.5)))
+    return web
+
+
+@pytest.fixture(scope="module")
+def oweb(web_db: tuple[str, World], signing_key_path: Path,
+         tmp_path_factory: pytest.TempPathFactory) -> Iterator[Web]:
+    """The copy the manager's overtime week is arranged on (once); its tests only read."""
+    web = _overtime_copy(web_db, signing_key_path, tmp_path_factory.mktemp("overtime"))
+    yield web
+    web.app.extensions["shiftdesk"].db.dispose()
+
+
+@pytest.fixture(scope="module")
+def week_web(web_db: tuple[str, World], signing_key_path: Path,
+             tmp_path_factory: pytest.TempPathFactory) -> Iterator[Web]:
+    """A copy for the timecard's week: each test gives Emergency a work rule of its own and
+    makes its own provider before it reads."""
+    web = _overtime_copy(web_db, signing_key_path, tmp_path_factory.mktemp("overtime-week"))
     yield web
     web.app.extensions["shiftdesk"].db.dispose()
 
@@ -121,7 +140,7 @@ WEEK = [("06:53", "15:08"), ("07:00", "18:00"), ("07:00", "18:00"), ("07:00", "1
         ("07:00", "13:00")]
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def overtime_week(oweb: Web) -> uuid.UUID:
     """The US federal preset with quarter-hour rounding for Emergency, and Olive's 47 hours."""
     rule = _api(oweb, "POST", "/v1/settings/work-rules", {
@@ -202,10 +221,10 @@ def test_the_section_fragment_carries_the_overtime_too(oweb: Web,
     assert "HX-Request" in response.headers.get("Vary", "")
 
 
-def test_a_team_without_a_work_rule_shows_no_overtime(oweb: Web) -> None:
-    oweb.sign_in("manager@example.com")
-    body = oweb.client.get(f"/manage/timesheets?team={uid('team:Emergency')}&period=2026-03-02"
-                           f"&provider={oweb.world.provider}").get_data(as_text=True)
+def test_a_team_without_a_work_rule_shows_no_overtime(web: Web) -> None:
+    web.sign_in("manager@example.com")
+    body = web.client.get(f"/manage/timesheets?team={uid('team:Emergency')}&period=2026-03-02"
+                          f"&provider={web.world.provider}").get_data(as_text=True)
     assert "Hours by week" not in body
     assert "overtime" not in _text(body).lower()
     assert "paid from" not in body
@@ -247,8 +266,8 @@ def _block(body: str) -> str:
     return _text(body.split('class="ts-week"', 1)[1].split("</section>", 1)[0])
 
 
-def test_timecard_says_when_overtime_would_start(oweb: Web) -> None:
-    _tess, body, now = _this_week(oweb, 6 * 60)
+def test_timecard_says_when_overtime_would_start(week_web: Web) -> None:
+    _tess, body, now = _this_week(week_web, 6 * 60)
     block = _block(body)
     assert "This week" in block
     assert "Worked so far 4h" in block
@@ -261,8 +280,8 @@ def test_timecard_says_when_overtime_would_start(oweb: Web) -> None:
     assert body.index('class="ts-week"') < body.index('class="ts-totals"')
 
 
-def test_timecard_says_when_overtime_started(oweb: Web) -> None:
-    _tess, body, now = _this_week(oweb, 3 * 60)
+def test_timecard_says_when_overtime_started(week_web: Web) -> None:
+    _tess, body, now = _this_week(week_web, 3 * 60)
     block = _block(body)
     assert "Worked so far 4h" in block
     assert "Overtime so far 1h" in block
@@ -275,7 +294,7 @@ def test_timecard_says_when_overtime_started(oweb: Web) -> None:
             "(weekly rule \u201cWeekly over a little\u201d)") in _text(body)
 
 
-def test_timecard_without_a_work_rule_has_no_week_block(oweb: Web) -> None:
-    oweb.sign_in("provider@example.com")
-    body = oweb.client.get("/timecard").get_data(as_text=True)
+def test_timecard_without_a_work_rule_has_no_week_block(web: Web) -> None:
+    web.sign_in("provider@example.com")
+    body = web.client.get("/timecard").get_data(as_text=True)
     assert 'class="ts-week"' not in body

@@ -3,8 +3,8 @@ history on /time-off, the request form's balance before and after, requests the 
 not allow refused inline before anything is sent (beyond the balance, inside the waiting
 period, beyond the annual use limit), and the manager's approval refused inline by the API.
 
-These tests use a database of their own: the policies here keep balances, which the other
-provider tests' PTO does not.
+They share the provider tests' database: each test makes a provider of its own, member of a
+policy of its own that keeps balances (the seeded PTO keeps none).
 """
 
 from __future__ import annotations
@@ -13,53 +13,21 @@ import html
 import itertools
 import re
 import uuid
-from collections.abc import Iterator
 from datetime import UTC, date, datetime, timedelta
 from fractions import Fraction
-from pathlib import Path
 from typing import Any
 
-import pytest
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from app.api import models as m
-from app.api.db import Database
-from app.api.migrate import upgrade
 from app.api.seed import install_roles
 from app.web.time_off.balances import amount_text, quantity, request_cost
-from tests.factories import World, build_world, make_provider, uid
-from tests.web.conftest import Web, build_web
+from tests.factories import make_provider, uid
+from tests.web.conftest import Web
+from tests.web.provider.conftest import arrange
 
 _COUNTER = itertools.count(1)
-
-
-@pytest.fixture(scope="module")
-def balance_db(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, World]:
-    """A migrated, seeded SQLite database only these tests use."""
-    path = tmp_path_factory.mktemp("balance-web-db") / "web.db"
-    url = f"sqlite:///{path}"
-    upgrade(url)
-    database = Database(url)
-    with database.unit_of_work(write=True) as session:
-        world = build_world(session)
-    database.dispose()
-    return url, world
-
-
-@pytest.fixture
-def bweb(balance_db: tuple[str, World], signing_key_path: Path, tmp_path: Path,
-         ) -> Iterator[Web]:
-    web = build_web(balance_db, signing_key_path, tmp_path / "sessions")
-    yield web
-    web.app.extensions["shiftdesk"].db.dispose()
-
-
-def _arrange(web: Web, change: Any) -> Any:
-    with web.app.extensions["shiftdesk"].db.unit_of_work(write=True) as session:
-        result = change(session)
-        session.flush()
-        return result
 
 
 def _today(web: Web) -> date:
@@ -104,7 +72,7 @@ def _person(web: Web, *, unit: str = "hours", entries: tuple[tuple[str, int, str
                 created_at=datetime.now(UTC) + timedelta(seconds=i)))
         return str(person.id)
 
-    provider_id = _arrange(web, make)
+    provider_id = arrange(web, make)
     return email, provider_id, str(policy_id)
 
 
@@ -121,7 +89,7 @@ def _requests_of(web: Web, provider_id: str) -> int:
     def count(session: Session) -> int:
         return session.scalar(select(func.count()).select_from(m.TimeOffRequest).where(
             m.TimeOffRequest.provider_id == uuid.UUID(provider_id))) or 0
-    return _arrange(web, count)
+    return arrange(web, count)
 
 
 def _text(response: Any) -> str:
@@ -163,12 +131,12 @@ def test_request_cost_counts_days_and_part_days_as_the_api_does():
 # The time-off page -----------------------------------------------------------------------------
 
 
-def test_time_off_page_shows_each_balance_and_its_history(bweb):
-    email, _, policy = _person(bweb, entries=(
+def test_time_off_page_shows_each_balance_and_its_history(pweb):
+    email, _, policy = _person(pweb, entries=(
         ("accrual", 60, "24"), ("accrual", 30, "24"), ("usage", 20, "-16"),
         ("reversal", 10, "8"), ("adjustment", 5, "-0.5")))
-    bweb.sign_in(email)
-    page = bweb.client.get("/time-off")
+    pweb.sign_in(email)
+    page = pweb.client.get("/time-off")
     body = _text(page)
     assert page.status_code == 200
     assert f'id="balance-{policy}"' in body
@@ -186,23 +154,23 @@ def test_time_off_page_shows_each_balance_and_its_history(bweb):
     assert body.index("Ask for time off</a>") < body.index("Your balances")
 
 
-def test_days_policy_with_a_floor_and_pending_shows_available(bweb):
-    email, provider_id, policy = _person(bweb, unit="days", allow_negative=True,
+def test_days_policy_with_a_floor_and_pending_shows_available(pweb):
+    email, provider_id, policy = _person(pweb, unit="days", allow_negative=True,
                                          negative_floor="-2",
                                          entries=(("accrual", 40, "3"),))
-    bweb.sign_in(email)
-    first = _today(bweb) + timedelta(days=30)
-    assert _ask(bweb, policy, first, first).status_code == 303  # one day, pending
-    body = _text(bweb.client.get("/time-off"))
+    pweb.sign_in(email)
+    first = _today(pweb) + timedelta(days=30)
+    assert _ask(pweb, policy, first, first).status_code == 303  # one day, pending
+    body = _text(pweb.client.get("/time-off"))
     assert "3 days" in body
     assert "1 day waiting for your manager" in body
     assert "1 day waiting for your manager · 4 days available · may go down to -2 days" in body
-    assert _requests_of(bweb, provider_id) == 1
+    assert _requests_of(pweb, provider_id) == 1
 
 
-def test_page_without_balances_shows_none(bweb):
-    bweb.sign_in("manager@example.com")  # no provider: no balances, no error
-    page = bweb.client.get("/time-off")
+def test_page_without_balances_shows_none(pweb):
+    pweb.sign_in("manager@example.com")  # no provider: no balances, no error
+    page = pweb.client.get("/time-off")
     assert page.status_code == 200
     assert "Your balances" not in page.get_data(as_text=True)
 
@@ -210,58 +178,58 @@ def test_page_without_balances_shows_none(bweb):
 # The request form -------------------------------------------------------------------------------
 
 
-def test_form_shows_balance_before_and_after_the_request(bweb):
-    email, provider_id, policy = _person(bweb, entries=(("accrual", 30, "40"),))
-    bweb.sign_in(email)
-    assert "Your balances:" in _text(bweb.client.get("/time-off/new"))
-    first = _today(bweb) + timedelta(days=14)
-    answer = _ask(bweb, policy, first, first + timedelta(days=2), intent="check")
+def test_form_shows_balance_before_and_after_the_request(pweb):
+    email, provider_id, policy = _person(pweb, entries=(("accrual", 30, "40"),))
+    pweb.sign_in(email)
+    assert "Your balances:" in _text(pweb.client.get("/time-off/new"))
+    first = _today(pweb) + timedelta(days=14)
+    answer = _ask(pweb, policy, first, first + timedelta(days=2), intent="check")
     body = _text(answer)
     assert answer.status_code == 200
     assert "balance 40 hours → <strong>16 hours</strong> after this request (24 hours)" in body
     assert "Not allowed" not in body
-    assert _requests_of(bweb, provider_id) == 0  # checking sends nothing
-    partial = _ask(bweb, policy, first, first, intent="check", partial=True)
+    assert _requests_of(pweb, provider_id) == 0  # checking sends nothing
+    partial = _ask(pweb, policy, first, first, intent="check", partial=True)
     assert "balance 40 hours → <strong>32 hours</strong>" in _text(partial)
     assert "<html" not in partial.get_data(as_text=True)
 
 
-def test_part_day_request_costs_its_hours(bweb):
-    email, _, policy = _person(bweb, entries=(("accrual", 30, "10"),))
-    bweb.sign_in(email)
-    first = _today(bweb) + timedelta(days=9)
-    body = _text(_ask(bweb, policy, first, first, intent="check", is_full_day="part",
+def test_part_day_request_costs_its_hours(pweb):
+    email, _, policy = _person(pweb, entries=(("accrual", 30, "10"),))
+    pweb.sign_in(email)
+    first = _today(pweb) + timedelta(days=9)
+    body = _text(_ask(pweb, policy, first, first, intent="check", is_full_day="part",
                       start_time="09:00", end_time="11:30"))
     assert "balance 10 hours → <strong>7.5 hours</strong> after this request (2.5 hours)" in body
 
 
-def test_a_whole_day_costs_the_providers_daily_hours(bweb):
-    email, _, policy = _person(bweb, daily_hours=12.5, entries=(("accrual", 30, "40"),))
-    bweb.sign_in(email)
-    first = _today(bweb) + timedelta(days=15)
-    body = _text(_ask(bweb, policy, first, first + timedelta(days=1), intent="check"))
+def test_a_whole_day_costs_the_providers_daily_hours(pweb):
+    email, _, policy = _person(pweb, daily_hours=12.5, entries=(("accrual", 30, "40"),))
+    pweb.sign_in(email)
+    first = _today(pweb) + timedelta(days=15)
+    body = _text(_ask(pweb, policy, first, first + timedelta(days=1), intent="check"))
     assert "balance 40 hours → <strong>15 hours</strong> after this request (25 hours)" in body
 
 
-def test_pending_requests_that_would_not_all_fit_are_pointed_out(bweb):
-    email, provider_id, policy = _person(bweb, entries=(("accrual", 30, "24"),))
-    bweb.sign_in(email)
-    first = _today(bweb) + timedelta(days=60)
-    assert _ask(bweb, policy, first, first + timedelta(days=1)).status_code == 303  # 16 hours
+def test_pending_requests_that_would_not_all_fit_are_pointed_out(pweb):
+    email, provider_id, policy = _person(pweb, entries=(("accrual", 30, "24"),))
+    pweb.sign_in(email)
+    first = _today(pweb) + timedelta(days=60)
+    assert _ask(pweb, policy, first, first + timedelta(days=1)).status_code == 303  # 16 hours
     later = first + timedelta(days=7)
-    answer = _ask(bweb, policy, later, later + timedelta(days=1))  # 16 more: 32 > 24
+    answer = _ask(pweb, policy, later, later + timedelta(days=1))  # 16 more: 32 > 24
     assert answer.status_code == 303  # each fits the balance alone: sent, the API decides
-    check = _text(_ask(bweb, policy, later + timedelta(days=7), later + timedelta(days=7),
+    check = _text(_ask(pweb, policy, later + timedelta(days=7), later + timedelta(days=7),
                        intent="check"))
     assert "You also have requests waiting that use 32 hours" in check
-    assert _requests_of(bweb, provider_id) == 2
+    assert _requests_of(pweb, provider_id) == 2
 
 
-def test_request_beyond_the_balance_is_refused_inline_and_not_sent(bweb):
-    email, provider_id, policy = _person(bweb, entries=(("accrual", 30, "16"),))
-    bweb.sign_in(email)
-    first = _today(bweb) + timedelta(days=20)
-    answer = _ask(bweb, policy, first, first + timedelta(days=2))  # 24 hours, 16 held
+def test_request_beyond_the_balance_is_refused_inline_and_not_sent(pweb):
+    email, provider_id, policy = _person(pweb, entries=(("accrual", 30, "16"),))
+    pweb.sign_in(email)
+    first = _today(pweb) + timedelta(days=20)
+    answer = _ask(pweb, policy, first, first + timedelta(days=2))  # 24 hours, 16 held
     body = _text(answer)
     assert answer.status_code == 422
     assert "<title>Error: Ask for time off" in body
@@ -269,55 +237,55 @@ def test_request_beyond_the_balance_is_refused_inline_and_not_sent(bweb):
     assert "This needs 24 hours, but your Vacation" in body
     assert "balance has 16 hours available" in body
     assert "balance 16 hours → <strong>-8 hours</strong>" in body
-    assert _requests_of(bweb, provider_id) == 0
+    assert _requests_of(pweb, provider_id) == 0
     # Within the balance it is sent (plain POST, no JavaScript): 303 to the request.
-    sent = _ask(bweb, policy, first, first + timedelta(days=1))
+    sent = _ask(pweb, policy, first, first + timedelta(days=1))
     assert sent.status_code == 303
-    assert _requests_of(bweb, provider_id) == 1
+    assert _requests_of(pweb, provider_id) == 1
 
 
-def test_negative_floor_allows_going_below_zero_but_not_past_the_floor(bweb):
-    email, provider_id, policy = _person(bweb, allow_negative=True, negative_floor="-8",
+def test_negative_floor_allows_going_below_zero_but_not_past_the_floor(pweb):
+    email, provider_id, policy = _person(pweb, allow_negative=True, negative_floor="-8",
                                          entries=(("accrual", 30, "8"),))
-    bweb.sign_in(email)
-    first = _today(bweb) + timedelta(days=40)
-    assert _ask(bweb, policy, first, first + timedelta(days=2), partial=True
+    pweb.sign_in(email)
+    first = _today(pweb) + timedelta(days=40)
+    assert _ask(pweb, policy, first, first + timedelta(days=2), partial=True
                 ).status_code == 422  # 24 > 8 - (-8)
-    assert _requests_of(bweb, provider_id) == 0
-    assert _ask(bweb, policy, first, first + timedelta(days=1)).status_code == 303  # 16
+    assert _requests_of(pweb, provider_id) == 0
+    assert _ask(pweb, policy, first, first + timedelta(days=1)).status_code == 303  # 16
 
 
-def test_waiting_period_is_refused_inline(bweb):
-    email, provider_id, policy = _person(bweb, hired_days_ago=10, waiting_period_days=90,
+def test_waiting_period_is_refused_inline(pweb):
+    email, provider_id, policy = _person(pweb, hired_days_ago=10, waiting_period_days=90,
                                          entries=(("accrual", 5, "40"),))
-    bweb.sign_in(email)
-    first = _today(bweb) + timedelta(days=7)
-    answer = _ask(bweb, policy, first, first)
+    pweb.sign_in(email)
+    first = _today(pweb) + timedelta(days=7)
+    answer = _ask(pweb, policy, first, first)
     body = _text(answer)
     assert answer.status_code == 422
     assert "can be used from" in body
     assert "90 days after you started" in body
-    assert _requests_of(bweb, provider_id) == 0
+    assert _requests_of(pweb, provider_id) == 0
 
 
-def test_annual_use_limit_is_refused_inline(bweb):
-    email, provider_id, policy = _person(bweb, annual_use_limit="16",
+def test_annual_use_limit_is_refused_inline(pweb):
+    email, provider_id, policy = _person(pweb, annual_use_limit="16",
                                          entries=(("accrual", 1, "80"), ("usage", 0, "-8")))
-    bweb.sign_in(email)
-    first = _today(bweb) + timedelta(days=1)
-    answer = _ask(bweb, policy, first, first + timedelta(days=1))
+    pweb.sign_in(email)
+    first = _today(pweb) + timedelta(days=1)
+    answer = _ask(pweb, policy, first, first + timedelta(days=1))
     body = _text(answer)
     assert answer.status_code == 422
     assert "only 8 hours of the year's 16 hours of Vacation" in body
-    assert _requests_of(bweb, provider_id) == 0
+    assert _requests_of(pweb, provider_id) == 0
 
 
-def test_dates_at_the_calendar_edges_do_not_fail(bweb):
-    email, _, policy = _person(bweb, entries=(("accrual", 30, "8"),))
-    bweb.sign_in(email)
+def test_dates_at_the_calendar_edges_do_not_fail(pweb):
+    email, _, policy = _person(pweb, entries=(("accrual", 30, "8"),))
+    pweb.sign_in(email)
     for first, last in ((date(1, 1, 1), date(1, 1, 2)), (date(9999, 12, 30),
                                                           date(9999, 12, 31))):
-        answer = _ask(bweb, policy, first, last)
+        answer = _ask(pweb, policy, first, last)
         assert answer.status_code == 422, first
         assert answer.status_code < 500
 
@@ -325,8 +293,8 @@ def test_dates_at_the_calendar_edges_do_not_fail(bweb):
 # The manager's approval, refused by the API --------------------------------------------------
 
 
-def test_manager_approval_beyond_the_balance_is_refused_inline(bweb):
-    _, provider_id, policy = _person(bweb, entries=(("accrual", 30, "8"),))
+def test_manager_approval_beyond_the_balance_is_refused_inline(pweb):
+    _, provider_id, policy = _person(pweb, entries=(("accrual", 30, "8"),))
     start = datetime.now(UTC).replace(microsecond=0) + timedelta(days=50)
 
     def add(session: Session) -> uuid.UUID:
@@ -340,10 +308,10 @@ def test_manager_approval_beyond_the_balance_is_refused_inline(bweb):
         session.flush()
         return req.id
 
-    request_id = _arrange(bweb, add)
-    bweb.sign_in("manager@example.com")
-    answer = bweb.client.post(f"/manage/time-off/{request_id}/approve", data={
-        "csrf_token": bweb.csrf(), "seen_status": "pending", "seen_shifts": "",
+    request_id = arrange(pweb, add)
+    pweb.sign_in("manager@example.com")
+    answer = pweb.client.post(f"/manage/time-off/{request_id}/approve", data={
+        "csrf_token": pweb.csrf(), "seen_status": "pending", "seen_shifts": "",
         "conflict_resolution": "keep", "back": "/manage/time-off?status=pending"})
     body = _text(answer)
     assert answer.status_code == 409
@@ -351,24 +319,24 @@ def test_manager_approval_beyond_the_balance_is_refused_inline(bweb):
     assert "needs 16 hours, 8 available" in body
 
 
-def test_htmx_preview_answers_the_balance_alone_as_the_form_changes(bweb):
-    email, provider_id, policy = _person(bweb, entries=(("accrual", 30, "40"),))
-    bweb.sign_in(email)
-    form = _text(bweb.client.get("/time-off/new"))
+def test_htmx_preview_answers_the_balance_alone_as_the_form_changes(pweb):
+    email, provider_id, policy = _person(pweb, entries=(("accrual", 30, "40"),))
+    pweb.sign_in(email)
+    form = _text(pweb.client.get("/time-off/new"))
     assert 'hx-post="/time-off/preview" hx-trigger="change"' in form
     assert '<div id="balance-preview-slot">' in form
-    first = _today(bweb) + timedelta(days=21)
-    data = {"csrf_token": bweb.csrf(), "policy_id": policy, "is_full_day": "full",
+    first = _today(pweb) + timedelta(days=21)
+    data = {"csrf_token": pweb.csrf(), "policy_id": policy, "is_full_day": "full",
             "start_date": first.isoformat(), "end_date": (first + timedelta(days=5)).isoformat()}
-    answer = bweb.client.post("/time-off/preview", data=data, headers={"HX-Request": "true"})
+    answer = pweb.client.post("/time-off/preview", data=data, headers={"HX-Request": "true"})
     body = _text(answer)
     assert answer.status_code == 200
     assert body.startswith('<div id="balance-preview-slot">')
     assert "balance 40 hours → <strong>-8 hours</strong> after this request (48 hours)" in body
     assert "Not allowed: This needs 48 hours" in body
-    half = bweb.client.post("/time-off/preview", data={**data, "end_date": ""},
+    half = pweb.client.post("/time-off/preview", data={**data, "end_date": ""},
                             headers={"HX-Request": "true"})
     assert half.status_code == 200  # not a whole request yet: an empty slot, no errors
     assert _text(half).startswith('<div id="balance-preview-slot"></div>')
     assert "Enter the last day" not in _text(half)
-    assert _requests_of(bweb, provider_id) == 0
+    assert _requests_of(pweb, provider_id) == 0
