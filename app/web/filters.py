@@ -99,6 +99,11 @@ def next_day_count(start: datetime | str, end: datetime | str, zone: ZoneInfo) -
 MINUS = "\u2212"
 
 
+def format_headcount(value: float) -> str:
+    """A number of staff as people say it: 2, 1.5, 0.25 (the API gives 4 decimal places)."""
+    return f"{value:g}" if abs(value) >= 0.00005 else "0"
+
+
 def format_minutes(minutes: int | float | None) -> str:
     """A duration in the one style of every page: `7h 30m`, `45m`, `12h`, `0m`, `34h 41m`,
     `-1h 5m` (with a true minus sign). Fractions of a minute are rounded."""

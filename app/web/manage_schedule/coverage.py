@@ -17,14 +17,8 @@ from datetime import date, datetime
 from zoneinfo import ZoneInfo
 
 from app.contract.forecasting import CoverageInterval, CoverageRead
+from app.web.filters import format_headcount as heads
 from app.web.filters import format_time
-
-HOURS = tuple(range(24))
-
-
-def _count(value: float) -> str:
-    """A headcount as people say it: 2, 1.5, 0.25."""
-    return f"{value:g}" if abs(value) >= 0.01 else "0"
 
 
 @dataclass(frozen=True)
@@ -51,16 +45,16 @@ class Hour:
     def mark(self) -> str:
         """The cell's visible text: minus 1 when short by one, +2 when two over, a tick when met,
         nothing when quiet."""
-        return {"short": f"\u2212{_count(self.gap)}", "over": f"+{_count(-self.gap)}",
+        return {"short": f"\u2212{heads(self.gap)}", "over": f"+{heads(-self.gap)}",
                 "met": "\u2713", "quiet": ""}[self.state]
 
     def words(self, zone: ZoneInfo) -> str:
         """The cell for a screen reader: "7:00 AM: 2 needed, 1 scheduled, 1 short"."""
-        head = f"{format_time(self.start, zone)}: {_count(self.demand)} needed, " \
-               f"{_count(self.scheduled)} scheduled"
-        tail = {"short": f", {_count(self.gap)} short", "over": f", {_count(-self.gap)} over",
+        head = f"{format_time(self.start, zone)}: {heads(self.demand)} needed, " \
+               f"{heads(self.scheduled)} scheduled"
+        tail = {"short": f", {heads(self.gap)} short", "over": f", {heads(-self.gap)} over",
                 "met": ", covered", "quiet": ""}[self.state]
-        offered = f", {_count(self.open)} in open shifts" if self.open else ""
+        offered = f", {heads(self.open)} in open shifts" if self.open else ""
         return head + tail + offered
 
 
@@ -101,7 +95,7 @@ class RoleStrip:
     @property
     def short_label(self) -> str:
         """"7.5 staff-hours"."""
-        return f"{_count(round(self.short_hours, 2))} staff-hours"
+        return f"{heads(round(self.short_hours, 2))} staff-hours"
 
     def day(self, day: date) -> Day | None:
         """The strip's day `day`."""
@@ -121,12 +115,12 @@ class Run:
     @property
     def figures(self) -> str:
         """"2 needed, 1 scheduled"."""
-        return f"{_count(self.demand)} needed, {_count(self.scheduled)} scheduled"
+        return f"{heads(self.demand)} needed, {heads(self.scheduled)} scheduled"
 
     @property
     def missing(self) -> str:
         """"1 short"."""
-        return f"{_count(self.short)} short"
+        return f"{heads(self.short)} short"
 
 
 def _hour(cell: CoverageInterval) -> Hour:

@@ -16,10 +16,7 @@ from datetime import datetime, timedelta
 
 from app.client import ApiClient, ApiProblem
 from app.contract.forecasting import MAX_COVERAGE_DAYS, CoverageQuery, CoverageRead
-
-
-def _count(value: float) -> str:
-    return f"{value:g}" if abs(value) >= 0.005 else "0"
+from app.web.filters import format_headcount as heads
 
 
 @dataclass(frozen=True)
@@ -35,8 +32,8 @@ class Drop:
     @property
     def words(self) -> str:
         """"1 short (was covered)"."""
-        before = f"was {_count(self.was)} short" if self.was > 0 else "was covered"
-        return f"{_count(self.short)} short ({before})"
+        before = f"was {heads(self.was)} short" if self.was > 0 else "was covered"
+        return f"{heads(self.short)} short ({before})"
 
 
 @dataclass(frozen=True)
@@ -57,7 +54,7 @@ class Effect:
         """What a strategy leaves, in the strategy's hint."""
         if not self.hours_lost:
             return "Coverage stays as it is."
-        lost = f"{_count(round(self.hours_lost, 2))} staff-hours short of the forecast"
+        lost = f"{heads(round(self.hours_lost, 2))} staff-hours short of the forecast"
         if posts_open:
             return f"Leaves {lost} until someone claims the open shifts."
         return f"Leaves {lost}."

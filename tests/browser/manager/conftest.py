@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import re
 import uuid
 from collections.abc import Callable
 from datetime import datetime, timedelta
@@ -110,3 +111,23 @@ def provider_punches(site: Any, start: datetime, end: datetime) -> dict[uuid.UUI
     sheet = pat.timesheet(TimesheetQuery(provider=pat.me().provider_id, start_date=start,
                                          end_date=end))
     return {p.id: p for p in sheet.punches}
+
+
+def export_link(browse: Any, *, javascript: bool) -> Any:
+    """The payroll export's download link once the run is done: with JavaScript the panel
+    follows the run by itself; without, press Refresh until it shows."""
+    from playwright.sync_api import expect
+
+    page = browse.page
+    download = page.get_by_role("link", name=re.compile("^Download the payroll export"))
+    if javascript:
+        expect(download).to_be_visible(timeout=20_000)
+        return download
+    for _attempt in range(40):
+        if download.count():
+            break
+        refresh = page.get_by_role("link", name=re.compile("^Refresh"))
+        if refresh.count():
+            browse.click(refresh)
+    expect(download).to_be_visible()
+    return download

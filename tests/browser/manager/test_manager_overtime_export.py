@@ -28,9 +28,10 @@ from app.api.seed import install_roles
 from app.api.tokens import mint_access_token
 from app.web.filters import format_minutes
 from tests.browser.conftest import PASSWORD_HASH
+from tests.browser.manager.conftest import export_link
 from tests.factories import make_provider, make_role, make_team, make_user, uid
 
-pytestmark = pytest.mark.xdist_group("browser-manager")
+pytestmark = pytest.mark.xdist_group("browser-manager-shifts")
 expect = pytest.importorskip("playwright.sync_api").expect
 
 NEW_YORK = ZoneInfo("America/New_York")
@@ -148,17 +149,7 @@ def test_overtime_is_explained_and_the_payroll_file_pays_the_same(site, tab, pho
     # JavaScript, by Refresh without.
     panel = page.locator("#ts-panel")
     browse.click(panel.get_by_role("button", name=re.compile("export", re.I)).first)
-    download = page.get_by_role("link", name=re.compile("^Download the payroll export"))
-    if javascript:
-        expect(download).to_be_visible(timeout=20_000)
-    else:
-        for _attempt in range(40):
-            if download.count():
-                break
-            refresh = page.get_by_role("link", name=re.compile("^Refresh"))
-            if refresh.count():
-                browse.click(refresh)
-        expect(download).to_be_visible()
+    download = export_link(browse, javascript=javascript)
     with page.expect_download() as caught:
         download.click()
     saved = tmp_path / "payroll.csv"

@@ -18,7 +18,7 @@ import pytest
 
 from app.contract.sign_offs import TimesheetSignOffCreate
 from app.web.filters import format_minutes
-from tests.browser.manager.conftest import add_punches, add_shift, client_as
+from tests.browser.manager.conftest import add_punches, add_shift, client_as, export_link
 from tests.factories import uid
 
 pytestmark = pytest.mark.xdist_group("browser-manager-time")
@@ -85,17 +85,7 @@ def test_sign_off_and_export_the_period(site, tab, phones, arrange, way, tmp_pat
 
     # The export: final now; its progress updates itself with JavaScript, by Refresh without.
     browse.click(panel.get_by_role("button", name="Export for payroll"))
-    download = page.get_by_role("link", name=re.compile("^Download the payroll export"))
-    if javascript:
-        expect(download).to_be_visible(timeout=20_000)
-    else:
-        for _attempt in range(40):
-            if download.count():
-                break
-            refresh = page.get_by_role("link", name=re.compile("^Refresh"))
-            if refresh.count():
-                browse.click(refresh)
-        expect(download).to_be_visible()
+    download = export_link(browse, javascript=javascript)
     if way.startswith("phone"):
         assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
     with page.expect_download() as caught:
