@@ -961,7 +961,7 @@ def _new_form(week: Week, args: Any) -> ShiftForm:
     if not any(str(r.id) == role for r in week.roles):
         role = ""
     form = ShiftForm(formdata=None, date=day, start_time=starts, end_time=ends,
-                     provider=provider, role=role)
+                     provider=provider, **({"role": role} if role else {}))
     for _ in range(BLANK_ROWS):
         form.segments.append_entry()
     return form
