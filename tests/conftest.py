@@ -31,7 +31,7 @@ from sqlalchemy import event
 from werkzeug.routing import Rule
 
 import app.api as api_package
-from app import create_app, settle_collector
+from app import create_app
 from app.api.db import Database
 from app.api.migrate import upgrade
 from app.api.tokens import create_signing_key, mint_access_token
@@ -390,15 +390,6 @@ def fresh_api(template: Template, signing_key_path: Path, tmp_path: Path) -> Ite
 def world(template: Template) -> World:
     """Ids of the shared organisation."""
     return template.world
-
-
-def pytest_collection_finish(session: pytest.Session) -> None:
-    """Set up the garbage collector as a serving process does (`settle_collector`), once the
-    tests are collected: the objects alive by then (imported modules, collected tests) are
-    frozen out of its passes, and the youngest generation is collected less often. Each worker
-    builds and drops hundreds of apps and pages, which otherwise set off thousands of
-    collections that walk everything again."""
-    settle_collector()
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
