@@ -13,7 +13,7 @@ from tests.browser.manager.conftest import (
     shift_row,
 )
 
-pytestmark = pytest.mark.xdist_group("browser-manager-shifts")
+pytestmark = pytest.mark.xdist_group("browser-manager")
 expect = pytest.importorskip("playwright.sync_api").expect
 
 MONDAY = "2027-02-01"

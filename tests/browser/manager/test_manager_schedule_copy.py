@@ -15,7 +15,7 @@ from tests.browser.conftest import DESKTOP, PHONE
 from tests.browser.manager.conftest import add_shift
 from tests.factories import uid
 
-pytestmark = pytest.mark.xdist_group("browser-manager-shifts")
+pytestmark = pytest.mark.xdist_group("browser-manager")
 expect = pytest.importorskip("playwright.sync_api").expect
 
 FITS = "document.documentElement.scrollWidth <= window.innerWidth"

@@ -14,7 +14,7 @@ from app.api.models import Shift
 from tests.browser.manager.conftest import add_shift, shift_row
 from tests.factories import uid
 
-pytestmark = pytest.mark.xdist_group("browser-manager-shifts")
+pytestmark = pytest.mark.xdist_group("browser-manager")
 expect = pytest.importorskip("playwright.sync_api").expect
 
 JS = pytest.mark.parametrize("javascript", [True, False], ids=["js", "no-js"])

@@ -14,7 +14,7 @@ from tests.browser.manager.conftest import (
     shift_row,
 )
 
-pytestmark = pytest.mark.xdist_group("browser-manager-time")
+pytestmark = pytest.mark.xdist_group("browser-manager")
 expect = pytest.importorskip("playwright.sync_api").expect
 
 # Each test owns its dates (local midnights in New York, winter: UTC-5).

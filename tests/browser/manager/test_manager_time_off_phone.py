@@ -14,7 +14,7 @@ import pytest
 from tests.browser.lists import SCREEN_IDS, SCREENS, first_record_top, screen, too_small
 from tests.browser.manager.conftest import add_request, client_as
 
-pytestmark = pytest.mark.xdist_group("browser-manager-time")
+pytestmark = pytest.mark.xdist_group("browser-manager")
 expect = pytest.importorskip("playwright.sync_api").expect
 
 SCREEN = pytest.mark.parametrize(("size", "javascript"), SCREENS, ids=SCREEN_IDS)

@@ -21,7 +21,7 @@ from app.web.filters import format_minutes
 from tests.browser.manager.conftest import add_punches, add_shift, client_as, export_link
 from tests.factories import uid
 
-pytestmark = pytest.mark.xdist_group("browser-manager-time")
+pytestmark = pytest.mark.xdist_group("browser-manager")
 expect = pytest.importorskip("playwright.sync_api").expect
 
 # Pay periods of the seeded providers' biweekly template, in 2024, where nothing else happens.

@@ -14,7 +14,7 @@ from tests.browser.lists import too_small
 from tests.browser.manager.conftest import add_punches, add_shift, provider_punches
 from tests.factories import uid
 
-pytestmark = pytest.mark.xdist_group("browser-manager-time")
+pytestmark = pytest.mark.xdist_group("browser-manager")
 expect = pytest.importorskip("playwright.sync_api").expect
 
 PAT = uid("user:provider@example.com")
