@@ -31,7 +31,7 @@ from tests.browser.conftest import PASSWORD_HASH
 from tests.browser.manager.conftest import export_link
 from tests.factories import make_provider, make_role, make_team, make_user, uid
 
-pytestmark = pytest.mark.xdist_group("browser-manager-shifts")
+pytestmark = pytest.mark.xdist_group("browser-manager")
 expect = pytest.importorskip("playwright.sync_api").expect
 
 NEW_YORK = ZoneInfo("America/New_York")
