@@ -19,7 +19,9 @@ from tests.browser.conftest import Site
 from tests.browser.provider.conftest import account, arrange
 from tests.factories import uid
 
-pytestmark = pytest.mark.xdist_group("browser-admin")
+# Through the sign-in form every time: an administrator kept signed in by another journey of
+# this worker may have signed out since, which ends that session's tokens.
+pytestmark = [pytest.mark.xdist_group("browser-admin"), pytest.mark.real_sign_in]
 _COUNTER = itertools.count(1)
 # Before htmx swaps the answer in: what the form's progress bar showed.
 WATCH_PROGRESS = """() => document.addEventListener("htmx:beforeSwap", () => {
