@@ -9,7 +9,7 @@ from datetime import UTC, datetime, time, timedelta
 
 from app.api import models as m
 from tests.factories import uid
-from tests.web.provider.conftest import arrange, fresh_provider, hours, now, shift_for
+from tests.web.provider.conftest import arrange, fresh_provider, now, shift_for
 
 PTO = str(uid("policy:pto"))
 SICK = str(uid("policy:sick"))
@@ -42,7 +42,9 @@ def test_time_off_page_lists_requests_and_form(pweb):
 def test_request_is_made_shows_hours_and_touched_shifts_then_cancelled(pweb):
     email = fresh_provider(pweb)
     day = _local(pweb, now() + timedelta(days=10))
-    shift_for(pweb, email, start=now() + timedelta(days=10) - hours(now().hour) + hours(14))
+    # 9 AM on that local day (the UTC date differs from the site's each evening).
+    zone = pweb.app.config["SHIFTDESK"].zone
+    shift_for(pweb, email, start=datetime.combine(day, time(9), tzinfo=zone).astimezone(UTC))
     pweb.sign_in(email)
     answer = _ask(pweb, start_date=day.isoformat(), end_date=day.isoformat(), note="Wedding")
     assert answer.status_code == 303
