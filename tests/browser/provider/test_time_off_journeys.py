@@ -4,13 +4,13 @@ JavaScript."""
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import UTC, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.provider.conftest import account, hours, now, shift
+from tests.browser.provider.conftest import account, now, shift
 
 pytestmark = pytest.mark.xdist_group("browser-provider")
 ZONE = ZoneInfo("America/New_York")
@@ -22,9 +22,9 @@ def test_request_time_off_then_cancel_it(site, tab, no_js_tab, javascript):
         pytest.skip("no-JS journeys run on the embedded server")
     browse = tab if javascript else no_js_tab
     email = account(site, "Time Off")
-    start = now() + timedelta(days=12)
-    day = start.astimezone(ZONE).date()
-    shift(site, email, start=start.replace(hour=0) + hours(13), note="Touched shift")
+    day = (now() + timedelta(days=12)).astimezone(ZONE).date()
+    nine_am = datetime.combine(day, time(9), ZONE).astimezone(UTC)
+    shift(site, email, start=nine_am, note="Touched shift")
     browse.sign_in(email, start="/time-off")
     page = browse.page
     expect(page.get_by_role("heading", level=1)).to_have_text("Time off")
