@@ -260,6 +260,12 @@ class ShiftClaimCheck(ApiModel):
     shift_id: Id
     claimable: bool
     refusals: list[ClaimCheckRefusal]
+    needed_minutes: int = Field(ge=0, description=(
+        "Extension: the whole minutes of the shift's working time (breaks and on-call time "
+        "aside) during which its role on its team is scheduled below the demand forecast, "
+        "counting staff as GET /v1/forecasting/coverage does (assigned shifts less approved "
+        "time off; open shifts and callouts not). 0 without a forecast. The one figure a "
+        "provider, who may not view the forecast, learns of it: it sorts open shifts by need."))
 
 
 class ShiftClaimChecks(ApiModel):

@@ -783,7 +783,8 @@ def test_claim_checks_say_why_beside_each_shift_in_the_order_asked(fresh_api, wo
     items = response.get_json()["items"]
     assert [i["shiftId"] for i in items] == [doctors, free, soon]  # the unknown one left out
     by_id = {i["shiftId"]: i for i in items}
-    assert by_id[free] == {"shiftId": free, "claimable": True, "refusals": []}
+    assert by_id[free] == {"shiftId": free, "claimable": True, "refusals": [],
+                           "neededMinutes": 0}
     assert by_id[doctors]["claimable"] is False
     [refusal] = by_id[doctors]["refusals"]
     assert refusal["code"] == "shift-role-not-held"

@@ -162,3 +162,30 @@ def working(role_id: Id, spans: Iterable[Interval[datetime]],
     """One person's loads of `role_id`: their working `spans` less the time they are `away`
     (approved time off)."""
     return [Load(role_id, part.start, part.end) for part in iv.subtract(spans, away)]
+
+
+def short_seconds(spans: Sequence[tuple[Id, Interval[datetime]]], *, demand: Sequence[Load],
+                  scheduled: Iterable[Load]) -> list[int]:
+    """Per `(role, span)` of `spans`, the seconds of the span during which that role is
+    scheduled below demand. Exact: the intervals are cut at every bound of a span or a load,
+    so demand and staff are constant within each."""
+    if not spans:
+        return []
+    staff = list(scheduled)
+    first = min(span.start for _role, span in spans)
+    last = max(span.end for _role, span in spans)
+    points = {first, last}
+    for _role, span in spans:
+        points.update((span.start, span.end))
+    for load in (*demand, *staff):
+        points.update(at for at in (load.start, load.end) if first < at < last)
+    bounds = sorted(points)
+    cells = coverage(bounds, {role for role, _span in spans}, demand=demand, scheduled=staff,
+                     offered=[])
+    found = []
+    for role, span in spans:
+        held = cells[role]
+        begin, stop = bisect_left(bounds, span.start), bisect_left(bounds, span.end)
+        found.append(sum(held[n].seconds for n in range(begin, stop) if held[n].gap_sum > 0))
+    return found
+

@@ -17,6 +17,7 @@ from sqlalchemy.orm import Session
 from app.api.auth import Actor
 from app.api.pagination import Paginator
 from app.api.routing import endpoint
+from app.api.services import coverage
 from app.api.services import shifts as service
 from app.api.wire_text import Document
 from app.config import Settings
@@ -147,8 +148,11 @@ def list_shift_claim_checks(session: Session, actor: Actor, query: ShiftClaimChe
                             settings: Settings) -> ShiftClaimChecks:
     """For each open shift named, whether the provider (the caller's own by default) may claim
     it now and every reason not: the same rules and problem codes as claiming, all at once, so
-    a page can say why beside each shift instead of offering a claim that would fail. Shifts
+    a page can say why beside each shift instead of offering a claim that would fail, and
+    `neededMinutes`: how much of each shift's working time its role is short of staff against
+    the demand forecast (a figure the provider may see without viewing the forecast). Shifts
     that do not exist or the caller may not view are left out."""
     return ShiftClaimChecks(items=service.claim_checks(
         session, actor=actor, query=query, now=datetime.now(UTC),
-        default_notice_minutes=settings.claim_notice_minutes, zone=settings.zone))
+        default_notice_minutes=settings.claim_notice_minutes, zone=settings.zone,
+        needed=lambda ids: coverage.needed_minutes(session, shift_ids=ids, zone=settings.zone)))

@@ -5,6 +5,10 @@ Three reads: the forecast rows of the team's roles overlapping the window (those
 view), the working segments of the team's shifts overlapping it, and the approved time off of
 the people on those shifts. Needs `view` on `DemandForecast`, and `view` on `Shift` in the
 team. Must not commit or read the request.
+
+`needed_minutes` derives one figure per open shift from the same counts for the claim checks
+(`GET /v1/shifts/claim-checks`): how much of it is short of staff. It reads the forecast for
+whoever may view the shifts, and answers with nothing but those minutes.
 """
 
 from __future__ import annotations
@@ -61,15 +65,18 @@ def _roles(session: Session, team: Team, role_id: uuid.UUID | None) -> list[Role
     return list(session.scalars(statement))
 
 
-def _demand(session: Session, actor: Actor, roles: list[uuid.UUID],
+def _demand(session: Session, actor: Actor | None, roles: list[uuid.UUID],
             window: Interval[datetime]) -> list[rules.Load]:
+    """The forecast rows of `roles` overlapping the window: those `actor` may view, or every
+    one with no actor (for a figure derived from them that reveals no demand)."""
+    allowed = [] if actor is None else [
+        actor.where("view", "DemandForecast", DEMAND_FORECAST.columns)]
     rows = session.execute(
         select(DemandForecastRow.role_id, DemandForecastRow.start_date,
                DemandForecastRow.end_date, DemandForecastRow.demand)
         .where(DemandForecastRow.role_id.in_(roles),
                DemandForecastRow.start_date < window.end,
-               DemandForecastRow.end_date > window.start,
-               actor.where("view", "DemandForecast", DEMAND_FORECAST.columns)))
+               DemandForecastRow.end_date > window.start, *allowed))
     # The stored float as written (2.5, not its binary neighbour), then exact.
     return [rules.Load(r.role_id, r.start_date, r.end_date, Fraction(repr(r.demand)))
             for r in rows]
@@ -99,15 +106,15 @@ def _away(session: Session, people: set[uuid.UUID], window: Interval[datetime],
     return found
 
 
-def _staff(session: Session, team: Team, roles: list[uuid.UUID], window: Interval[datetime],
-           zone: tzinfo, assumed: TimeOffRequest | None = None,
+def _staff(session: Session, team_id: uuid.UUID, roles: list[uuid.UUID],
+           window: Interval[datetime], zone: tzinfo, assumed: TimeOffRequest | None = None,
            ) -> tuple[list[rules.Load], list[rules.Load]]:
     """The scheduled loads (per person, less their approved time off) and the open ones."""
     rows = session.execute(
         select(Shift.provider_id, ShiftSegment.role_id, ShiftSegment.start_date,
                ShiftSegment.end_date)
         .select_from(ShiftSegment).join(Shift, Shift.id == ShiftSegment.shift_id)
-        .where(Shift.team_id == team.id,  # the (team, start) index: one range of it
+        .where(Shift.team_id == team_id,  # the (team, start) index: one range of it
                Shift.start_date >= window.start - LONGEST_SHIFT, Shift.start_date < window.end,
                Shift.is_callout == false(),
                ShiftSegment.type == "working", ShiftSegment.is_break == false(),
@@ -167,7 +174,8 @@ def team_coverage(session: Session, *, actor: Actor, query: CoverageQuery,
     assumed = None
     if query.assume_approved is not None:
         assumed = time_off.get_request(session, actor=actor, request_id=query.assume_approved)
-    scheduled, offered = _staff(session, team, ids, window, zone, assumed) if ids else ([], [])
+    scheduled, offered = (_staff(session, team.id, ids, window, zone, assumed) if ids
+                          else ([], []))
     bounds = rules.grid(window, query.interval, zone)
     cells = rules.coverage(bounds, ids, demand=demand, scheduled=scheduled, offered=offered)
     forecast = {load.role_id for load in demand}
@@ -181,3 +189,44 @@ def team_coverage(session: Session, *, actor: Actor, query: CoverageQuery,
                    "intervals": [_interval(c) for c in cells[role.id]]}
                   for role in roles],
     }
+
+
+def needed_minutes(session: Session, *, shift_ids: list[uuid.UUID], zone: tzinfo,
+                   ) -> dict[uuid.UUID, int]:
+    """Per shift of `shift_ids`, the whole minutes of its working time during which its role
+    on its team is scheduled below demand (0 without a forecast), counting the staff of the
+    team's assigned shifts as the coverage does (open shifts, callouts, breaks and on-call
+    time aside; approved time off taken off).
+
+    Read for whoever may view the shifts, demand included: the answer is one figure per shift
+    and reveals no demand number. Two reads per team of the shifts, one for the segments.
+    """
+    if not shift_ids:
+        return {}
+    rows = session.execute(
+        select(Shift.id, Shift.team_id, ShiftSegment.role_id, ShiftSegment.start_date,
+               ShiftSegment.end_date)
+        .select_from(ShiftSegment).join(Shift, Shift.id == ShiftSegment.shift_id)
+        .where(Shift.id.in_(shift_ids), ShiftSegment.type == "working",
+               ShiftSegment.is_break == false(), ShiftSegment.is_on_call == false(),
+               ShiftSegment.role_id.is_not(None), ShiftSegment.end_date > ShiftSegment.start_date))
+    by_team: dict[uuid.UUID, list[tuple[uuid.UUID, uuid.UUID, Interval[datetime]]]] = \
+        defaultdict(list)
+    for row in rows:
+        by_team[row.team_id].append((row.id, row.role_id,
+                                     Interval(row.start_date, row.end_date)))
+    found = dict.fromkeys(shift_ids, 0)
+    for team_id, parts in by_team.items():
+        roles = sorted({role for _shift, role, _span in parts})
+        window = Interval(min(span.start for *_, span in parts),
+                          max(span.end for *_, span in parts))
+        demand = _demand(session, None, roles, window)
+        if not demand:
+            continue
+        scheduled, _offered = _staff(session, team_id, roles, window, zone)
+        seconds = rules.short_seconds([(role, span) for _shift, role, span in parts],
+                                      demand=demand, scheduled=scheduled)
+        for (shift, _role, _span), short in zip(parts, seconds, strict=True):
+            found[shift] += short
+    return {shift: total // 60 for shift, total in found.items()}
+

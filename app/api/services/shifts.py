@@ -11,7 +11,7 @@ about Flask requests; routes call these functions inside their unit of work and 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -675,9 +675,13 @@ def claim_shift(session: Session, *, actor: Actor, shift_id: uuid.UUID, body: Sh
 
 
 def claim_checks(session: Session, *, actor: Actor, query: ShiftClaimCheckQuery, now: datetime,
-                 default_notice_minutes: int, zone: ZoneInfo) -> list[ShiftClaimCheck]:
+                 default_notice_minutes: int, zone: ZoneInfo,
+                 needed: Callable[[list[uuid.UUID]], Mapping[uuid.UUID, int]],
+                 ) -> list[ShiftClaimCheck]:
     """Whether the provider may claim each of the open shifts asked about, with every reason
-    not (the claim rules of `claim_shift`, all at once), in the order asked.
+    not (the claim rules of `claim_shift`, all at once), in the order asked, and how many
+    minutes of each fill a gap in the coverage (`needed`: the coverage service's figure, given
+    the ids of the shifts answered for).
 
     Shifts that do not exist or the caller may not view are left out (one may have been deleted
     since the caller listed it). The provider defaults to the caller's own; another needs `view`
@@ -702,12 +706,13 @@ def claim_checks(session: Session, *, actor: Actor, query: ShiftClaimCheckQuery,
         return []
     names = _role_names(session, shifts)
     who = _claimant(session, claimant, shifts, zone=zone)
+    short = needed([shift.id for shift in shifts])
     checks = []
     for shift in shifts:
         refusals = rules.claim_refusals(_claim_target(shift, names), who, now=now,
                                         default_notice_minutes=default_notice_minutes)
         checks.append(ShiftClaimCheck(
-            shift_id=shift.id, claimable=not refusals,
+            shift_id=shift.id, claimable=not refusals, needed_minutes=short.get(shift.id, 0),
             refusals=[ClaimCheckRefusal(code=r.code.value, title=REGISTRY[r.code.value].title,
                                         detail=r.detail, **r.members) for r in refusals]))
     return checks
