@@ -242,6 +242,11 @@ class Week:
         in either (an editor's page shows one view)."""
         return f"shift-{shift.id}"
 
+    def chart_url(self) -> str:
+        """The coverage chart of this team's week."""
+        return url_for("manage_schedule.coverage") + "?" + urlencode(
+            {"team": str(self.team.id) if self.team else "", "week": self.start.isoformat()})
+
     def week_url(self, offset: int) -> str:
         """The same team, `offset` weeks away, as a week."""
         start = self.start + timedelta(weeks=offset)
