@@ -40,8 +40,8 @@ INTERVALS = (30, 60, 120, 240)
 """The interval lengths offered, in minutes (60 by default)."""
 
 # The drawing's own units (the SVG scales to its box; the stroke of the demand line does not).
-WIDTH, HEIGHT = 700.0, 230.0
-LEFT, RIGHT, TOP, BOTTOM = 30.0, 694.0, 10.0, 196.0
+WIDTH, HEIGHT = 600.0, 240.0
+LEFT, RIGHT, TOP, BOTTOM = 30.0, 594.0, 10.0, 204.0
 
 
 def _n(value: float) -> str:
