@@ -6,7 +6,9 @@ the provider's schedule, its calendar export, and claiming.
 `GET /shifts/mine.ics` exports both as an RFC 5545 calendar (time off as all-day events, or
 timed for part of a day). `GET /shifts/open` lists the open shifts the provider could take, and
 `POST /shifts/<id>/claim` claims one, every claim problem of the spec shown on the shift in
-words.
+words. A shift that fills a gap against the demand forecast says for how long ("Needed: 3h of
+this shift is short-staffed", the claim check's `neededMinutes`), and `?sort=needed` lists the
+most needed first.
 
 Must not import `app.api`; it reaches the API only through `app.client`.
 """
@@ -236,6 +238,7 @@ class OpenShift:
 
     shift: ShiftView
     reasons: tuple[str, ...] = ()
+    needed_minutes: int = 0  # of its working time, short of staff (the claim check's figure)
 
     @property
     def id(self) -> str:
@@ -265,20 +268,36 @@ def _open_views() -> tuple[list[OpenShift], list[OpenShift]]:
                 unavailable.append(OpenShift(view, (NOT_A_PROVIDER,)))
             continue  # gone since it was listed
         if check.claimable:
-            claimable.append(OpenShift(view))
+            claimable.append(OpenShift(view, needed_minutes=check.needed_minutes))
         else:
             unavailable.append(OpenShift(view, tuple(
-                refusal_words(r.code, r.model_extra or {}, r.detail) for r in check.refusals)))
+                refusal_words(r.code, r.model_extra or {}, r.detail) for r in check.refusals),
+                needed_minutes=check.needed_minutes))
     return claimable, unavailable
+
+
+SORTS = {"start": "By start time", "needed": "Most needed first"}
+"""The orders of the open shifts (`?sort=`), the first the default."""
+
+
+def in_order(shifts: list[OpenShift], sort: str) -> list[OpenShift]:
+    """The shifts by start, or with `needed` the most short-staffed minutes first (then by
+    start)."""
+    if sort == "needed":
+        return sorted(shifts, key=lambda o: (-o.needed_minutes, o.shift.start))
+    return sorted(shifts, key=lambda o: o.shift.start)
 
 
 @bp.get("/shifts/open")
 def open() -> Response:
     """Open shifts: those the provider can take, each with a Claim button, then the others,
-    each with the reasons it is not theirs to claim."""
+    each with the reasons it is not theirs to claim; each marked when it fills a gap in the
+    staffing, by start or most needed first (`?sort=needed`)."""
+    sort = request.args.get("sort") if request.args.get("sort") in SORTS else "start"
     claimable, unavailable = _open_views()
-    return render("shifts/open.html", fragment="open_shifts", claimable=claimable,
-                  unavailable=unavailable)
+    return render("shifts/open.html", fragment="open_shifts",
+                  claimable=in_order(claimable, sort), unavailable=in_order(unavailable, sort),
+                  sort=sort, sorts=SORTS)
 
 
 def _when(value: Any) -> str:
@@ -351,7 +370,7 @@ def claim(shift_id: uuid.UUID) -> Response:
         if found is not None:
             reasons = tuple(r for r in found.reasons if r != message)
             return render_macro("shifts/_open.html", "open_shift", found.shift,
-                                problem=message, reasons=reasons)
+                                problem=message, reasons=reasons, needed=found.needed_minutes)
         return render_macro("shifts/_open.html", "gone_shift", str(shift_id), message)
     flash(f"Shift claimed: {format_datetime(claimed.start_date, _zone())}. It is now in My "
           "shifts.", "success")
