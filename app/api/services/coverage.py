@@ -63,16 +63,24 @@ def _roles(session: Session, team: Team, role_id: uuid.UUID | None) -> list[Role
 
 def _demand(session: Session, actor: Actor, roles: list[uuid.UUID],
             window: Interval[datetime]) -> list[rules.Load]:
-    rows = session.execute(
+    rows = session.connection().execute(  # columns only: no ORM loading needed
         select(DemandForecastRow.role_id, DemandForecastRow.start_date,
                DemandForecastRow.end_date, DemandForecastRow.demand)
         .where(DemandForecastRow.role_id.in_(roles),
                DemandForecastRow.start_date < window.end,
                DemandForecastRow.end_date > window.start,
-               actor.where("view", "DemandForecast", DEMAND_FORECAST.columns)))
-    # The stored float as written (2.5, not its binary neighbour), then exact.
-    return [rules.Load(r.role_id, r.start_date, r.end_date, Fraction(repr(r.demand)))
-            for r in rows]
+               actor.where("view", "DemandForecast", DEMAND_FORECAST.columns))
+    ).all()
+    # The stored float as written (2.5, not its binary neighbour), then exact; once per value
+    # (forecasts repeat a handful of values, and parsing one costs more than the rest of a row).
+    exact: dict[float, Fraction] = {}
+    loads = []
+    for role_id, start, end, demand in rows:
+        count = exact.get(demand)
+        if count is None:
+            count = exact[demand] = Fraction(repr(demand))
+        loads.append(rules.Load(role_id, start, end, count))
+    return loads
 
 
 def _away(session: Session, people: set[uuid.UUID], window: Interval[datetime],
@@ -103,7 +111,7 @@ def _staff(session: Session, team: Team, roles: list[uuid.UUID], window: Interva
            zone: tzinfo, assumed: TimeOffRequest | None = None,
            ) -> tuple[list[rules.Load], list[rules.Load]]:
     """The scheduled loads (per person, less their approved time off) and the open ones."""
-    rows = session.execute(
+    rows = session.connection().execute(  # columns only: no ORM loading needed
         select(Shift.provider_id, ShiftSegment.role_id, ShiftSegment.start_date,
                ShiftSegment.end_date)
         .select_from(ShiftSegment).join(Shift, Shift.id == ShiftSegment.shift_id)
@@ -112,16 +120,17 @@ def _staff(session: Session, team: Team, roles: list[uuid.UUID], window: Interva
                Shift.is_callout == false(),
                ShiftSegment.type == "working", ShiftSegment.is_break == false(),
                ShiftSegment.is_on_call == false(), ShiftSegment.role_id.in_(roles),
-               ShiftSegment.start_date < window.end, ShiftSegment.end_date > window.start))
+               ShiftSegment.start_date < window.end, ShiftSegment.end_date > window.start)
+    ).all()
     offered: list[rules.Load] = []
     worked: dict[tuple[uuid.UUID, uuid.UUID], list[Interval[datetime]]] = defaultdict(list)
-    for row in rows:
-        if row.end_date <= row.start_date:
+    for person, role, start, end in rows:  # plain tuples: a team's fortnight is thousands
+        if end <= start:
             continue
-        if row.provider_id is None:
-            offered.append(rules.Load(row.role_id, row.start_date, row.end_date))
+        if person is None:
+            offered.append(rules.Load(role, start, end))
         else:
-            worked[(row.provider_id, row.role_id)].append(Interval(row.start_date, row.end_date))
+            worked[(person, role)].append(Interval(start, end))
     away = _away(session, {person for person, _role in worked}, window, zone, assumed)
     scheduled = [load for (person, role), spans in worked.items()
                  for load in rules.working(role, spans, away.get(person, []))]
@@ -134,11 +143,12 @@ def _number(total: int, per: int) -> float:
     return round(total / per, _PLACES) + 0.0
 
 
-def _interval(cell: rules.Cell) -> Document:
+def _interval(cell: rules.Cell, stamps: dict[datetime, str]) -> Document:
     """The cell as the wire writes it (`CoverageInterval`), built as a plain document: a month
-    of hours for every role is thousands of them, and every value is made here."""
+    of hours for every role is thousands of them, and every value is made here. `stamps` holds
+    the wire form of every bound (each role's cells share them)."""
     per = cell.scale * cell.seconds
-    return {"startDate": format_timestamp(cell.start), "endDate": format_timestamp(cell.end),
+    return {"startDate": stamps[cell.start], "endDate": stamps[cell.end],
             "demand": _number(cell.demand_sum, per),
             "scheduled": _number(cell.scheduled_sum, per),
             "open": _number(cell.open_sum, per), "gap": _number(cell.gap_sum, per)}
@@ -171,6 +181,7 @@ def team_coverage(session: Session, *, actor: Actor, query: CoverageQuery,
     bounds = rules.grid(window, query.interval, zone)
     cells = rules.coverage(bounds, ids, demand=demand, scheduled=scheduled, offered=offered)
     forecast = {load.role_id for load in demand}
+    stamps = {bound: format_timestamp(bound) for bound in bounds}
     return {
         "teamId": str(team.id), "startDate": format_timestamp(window.start),
         "endDate": format_timestamp(window.end), "interval": query.interval,
@@ -178,6 +189,6 @@ def team_coverage(session: Session, *, actor: Actor, query: CoverageQuery,
         "roles": [{"roleId": str(role.id), "roleName": role.name,
                    "hasForecast": role.id in forecast,
                    "shortHours": _short_hours(cells[role.id]),
-                   "intervals": [_interval(c) for c in cells[role.id]]}
+                   "intervals": [_interval(c, stamps) for c in cells[role.id]]}
                   for role in roles],
     }
