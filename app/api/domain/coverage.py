@@ -10,7 +10,6 @@ fall-back 25 — no hour missing, none counted twice.
 
 from __future__ import annotations
 
-from bisect import bisect_left, bisect_right
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
