@@ -139,13 +139,19 @@ def spread(bounds: Sequence[datetime], loads: Iterable[Load], scale: int = 1,
     edges = [_epoch_seconds(b) for b in bounds]
     first, last = edges[0], edges[-1]
     steps: dict[Id, list[tuple[int, int]]] = defaultdict(list)
+    seconds: dict[datetime, int] = {}  # loads share their instants (shift starts and ends)
     for load in loads:
         count = load.count
         units, rest = divmod(count.numerator * scale, count.denominator)
         assert not rest, "the scale must make every count whole"
         if not units:
             continue
-        start, end = max(_epoch_seconds(load.start), first), min(_epoch_seconds(load.end), last)
+        start, end = seconds.get(load.start), seconds.get(load.end)
+        if start is None:
+            start = seconds[load.start] = _epoch_seconds(load.start)
+        if end is None:
+            end = seconds[load.end] = _epoch_seconds(load.end)
+        start, end = max(start, first), min(end, last)
         if end <= start:
             continue
         role_steps = steps[load.role_id]

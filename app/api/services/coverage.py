@@ -11,13 +11,17 @@ from __future__ import annotations
 
 import uuid
 from collections import defaultdict
+from collections.abc import Callable
 from datetime import datetime, timedelta, tzinfo
 from fractions import Fraction
+from typing import Any
 
-from sqlalchemy import false, select
+from sqlalchemy import ColumnElement, Select, Uuid, false, select, type_coerce
 from sqlalchemy.orm import Session, selectinload
+from sqlalchemy.types import NullType
 
 from app.api.auth import Actor
+from app.api.db import UtcDateTime
 from app.api.domain import coverage as rules
 from app.api.domain.intervals import Interval
 from app.api.domain.shifts import LONGEST_SHIFT
@@ -61,16 +65,53 @@ def _roles(session: Session, team: Team, role_id: uuid.UUID | None) -> list[Role
     return list(session.scalars(statement))
 
 
+def _converter(column: ColumnElement[Any], dialect: Any) -> Callable[[Any], Any]:
+    """The column type's own conversion of a driver value, memoised per value."""
+    process = column.type.dialect_impl(dialect).result_processor(dialect, None)
+    memo: dict[Any, Any] = {}
+
+    def convert(value: Any) -> Any:
+        try:
+            return memo[value]
+        except KeyError:
+            memo[value] = found = process(value) if process is not None else value
+            return found
+
+    return convert
+
+
+def _memoised(column: ColumnElement[Any]) -> bool:
+    """Whether the column's values repeat enough to convert once per value (ids, instants)."""
+    return isinstance(column.type, (Uuid, UtcDateTime))
+
+
+def _rows(session: Session, columns: list[ColumnElement[Any]],
+          shape: Callable[[Select[Any]], Select[Any]]) -> list[tuple[Any, ...]]:
+    """The rows of `columns` (filtered by `shape`), each value converted as its column type
+    converts it, ids and instants once per distinct value: a team's fortnight is thousands of
+    segment rows sharing a few hundred ids and instants, and converting every uuid and
+    timestamp anew cost more than the rest of the request."""
+    connection = session.connection()
+    statement = shape(select(*[type_coerce(c, NullType()).label(f"c{n}") if _memoised(c)
+                               else c.label(f"c{n}") for n, c in enumerate(columns)]))
+    converters = [_converter(c, connection.dialect) if _memoised(c) else None for c in columns]
+    raw = connection.execute(statement).all()
+    if not raw:
+        return []
+    return list(zip(*[list(map(convert, values)) if convert is not None else values
+                      for convert, values in zip(converters, zip(*raw, strict=True),
+                                                 strict=True)], strict=True))
+
+
 def _demand(session: Session, actor: Actor, roles: list[uuid.UUID],
             window: Interval[datetime]) -> list[rules.Load]:
-    rows = session.connection().execute(  # columns only: no ORM loading needed
-        select(DemandForecastRow.role_id, DemandForecastRow.start_date,
-               DemandForecastRow.end_date, DemandForecastRow.demand)
-        .where(DemandForecastRow.role_id.in_(roles),
-               DemandForecastRow.start_date < window.end,
-               DemandForecastRow.end_date > window.start,
-               actor.where("view", "DemandForecast", DEMAND_FORECAST.columns))
-    ).all()
+    rows = _rows(
+        session, [DemandForecastRow.role_id, DemandForecastRow.start_date,
+                  DemandForecastRow.end_date, DemandForecastRow.demand],
+        lambda statement: statement.where(
+            DemandForecastRow.role_id.in_(roles), DemandForecastRow.start_date < window.end,
+            DemandForecastRow.end_date > window.start,
+            actor.where("view", "DemandForecast", DEMAND_FORECAST.columns)))
     # The stored float as written (2.5, not its binary neighbour), then exact; once per value
     # (forecasts repeat a handful of values, and parsing one costs more than the rest of a row).
     exact: dict[float, Fraction] = {}
@@ -111,20 +152,20 @@ def _staff(session: Session, team: Team, roles: list[uuid.UUID], window: Interva
            zone: tzinfo, assumed: TimeOffRequest | None = None,
            ) -> tuple[list[rules.Load], list[rules.Load]]:
     """The scheduled loads (per person, less their approved time off) and the open ones."""
-    rows = session.connection().execute(  # columns only: no ORM loading needed
-        select(Shift.provider_id, ShiftSegment.role_id, ShiftSegment.start_date,
-               ShiftSegment.end_date)
+    rows = _rows(
+        session, [Shift.provider_id, ShiftSegment.role_id, ShiftSegment.start_date,
+                  ShiftSegment.end_date],
+        lambda statement: statement
         .select_from(ShiftSegment).join(Shift, Shift.id == ShiftSegment.shift_id)
         .where(Shift.team_id == team.id,  # the (team, start) index: one range of it
                Shift.start_date >= window.start - LONGEST_SHIFT, Shift.start_date < window.end,
                Shift.is_callout == false(),
                ShiftSegment.type == "working", ShiftSegment.is_break == false(),
                ShiftSegment.is_on_call == false(), ShiftSegment.role_id.in_(roles),
-               ShiftSegment.start_date < window.end, ShiftSegment.end_date > window.start)
-    ).all()
+               ShiftSegment.start_date < window.end, ShiftSegment.end_date > window.start))
     offered: list[rules.Load] = []
     worked: dict[tuple[uuid.UUID, uuid.UUID], list[Interval[datetime]]] = defaultdict(list)
-    for person, role, start, end in rows:  # plain tuples: a team's fortnight is thousands
+    for person, role, start, end in rows:
         if end <= start:
             continue
         if person is None:
