@@ -132,14 +132,17 @@ def spread(bounds: Sequence[datetime], loads: Iterable[Load], scale: int = 1,
 
     Integers throughout, and one sweep per role: every instant becomes whole seconds since the
     epoch once, each load a step up by `count * scale` units at its start and down at its end,
-    and the steps, sorted, are integrated across the intervals in one pass — the cost grows with
-    the loads plus the intervals, not with their product.
+    and the steps, summed per instant and sorted, are integrated across the intervals in one
+    pass — the cost grows with the loads plus the intervals, not with their product.
     """
     size = len(bounds) - 1
     edges = [_epoch_seconds(b) for b in bounds]
     first, last = edges[0], edges[-1]
-    steps: dict[Id, list[tuple[int, int]]] = defaultdict(list)
-    seconds: dict[datetime, int] = {}  # loads share their instants (shift starts and ends)
+    # Per role, the net change of headcount units at each instant: loads share their starts
+    # and ends (a shift change), so the sweep below visits a few hundred instants, not every
+    # load's two.
+    steps: dict[Id, dict[int, int]] = defaultdict(dict)
+    seconds: dict[datetime, int] = {}
     for load in loads:
         count = load.count
         units, rest = divmod(count.numerator * scale, count.denominator)
@@ -155,20 +158,19 @@ def spread(bounds: Sequence[datetime], loads: Iterable[Load], scale: int = 1,
         if end <= start:
             continue
         role_steps = steps[load.role_id]
-        role_steps.append((start, units))
-        role_steps.append((end, -units))
+        role_steps[start] = role_steps.get(start, 0) + units
+        role_steps[end] = role_steps.get(end, 0) - units
     found: dict[Id, list[int]] = {}
     for role, role_steps in steps.items():
-        role_steps.sort()
         cells = [0] * size
         level, at, cell = 0, first, 0
-        for when, change in role_steps:
+        for when in sorted(role_steps):
             while cell + 1 < size and edges[cell + 1] <= when:
                 cells[cell] += level * (edges[cell + 1] - at)
                 at = edges[cell + 1]
                 cell += 1
             cells[cell] += level * (when - at)
-            at, level = when, level + change
+            at, level = when, level + role_steps[when]
         found[role] = cells
     return found
 
