@@ -386,3 +386,40 @@ def test_load_demo_gives_every_team_a_work_rule_with_overtime(session):
     assert versions[rules["Intensive Care"]].period_anchor is not None
     assert [o["kind"] for o in versions[rules["Emergency"]].overtime] == ["weekly"]
     assert session.scalar(select(m.PayCode).where(m.PayCode.shorthand_name == "DT")).value == 2.0
+
+
+def test_load_demo_forecasts_every_role_hourly_with_a_daily_and_weekly_shape(session):
+    rows = session.execute(
+        select(m.Team.name, m.Role.name, m.DemandForecastRow.start_date,
+               m.DemandForecastRow.end_date, m.DemandForecastRow.demand)
+        .join(m.Role, m.Role.id == m.DemandForecastRow.role_id)
+        .join(m.Team, m.Team.id == m.Role.team_id)).all()
+    assert {(r[0], r[1]) for r in rows} == {
+        (t.name, role.name) for t in session.scalars(select(m.Team)) for role in t.roles}
+    assert all(r.end_date - r.start_date == timedelta(hours=1) for r in rows)
+    assert all(r.demand == int(r.demand) and r.demand >= 1 for r in rows)
+    nurses: dict[datetime, float] = {r.start_date: r.demand for r in rows
+                                     if (r[0], r[1]) == ("Emergency", "Registered Nurse")}
+    # Six weeks, every hour (low hours still need a nurse), hour by hour from local midnight:
+    # the load day is the one the clocks go forward, 23 hours long.
+    first = MIDNIGHT - timedelta(days=21)
+    last = datetime.combine(TODAY + timedelta(days=21), datetime.min.time(),
+                            tzinfo=ZONE).astimezone(UTC)
+    assert sorted(nurses) == [first + timedelta(hours=n)
+                              for n in range(int((last - first) / timedelta(hours=1)))]
+    assert len([at for at in nurses if at.astimezone(ZONE).date() == TODAY]) == 23
+
+    def mean(hours: range, weekdays: range) -> float:
+        found = [d for at, d in nurses.items() if at.astimezone(ZONE).hour in hours
+                 and at.astimezone(ZONE).weekday() in weekdays]
+        return sum(found) / len(found)
+
+    night, peak, evening = mean(range(5), range(7)), mean(range(10, 14), range(7)), \
+        mean(range(20, 24), range(7))
+    assert night < evening < peak
+    assert mean(range(24), range(1)) > mean(range(24), range(2, 5)) > \
+        mean(range(24), range(5, 7))
+    # The clinic is open on weekdays only, 8 AM to 5 PM.
+    clinic = [r.start_date.astimezone(ZONE) for r in rows if r[0] == "Outpatient Clinic"]
+    assert clinic
+    assert all(at.weekday() < 5 and 8 <= at.hour < 17 for at in clinic)

@@ -49,6 +49,8 @@ class PageCase:
     """A stricter ratio target than `RATIO_TARGET` for this page, if any."""
     page_bytes_target: int | None = None
     """A target for the page's own compressed bytes (without the shared styles and scripts)."""
+    shows: str | None = None
+    """Markup the page must hold for the figures to count (the part being measured)."""
 
 
 @dataclass
@@ -136,6 +138,8 @@ class Harness:
             assert response.status_code == 200, f"{path}: {response.status_code}"
             return response.get_data()
 
+        if case.shows is not None and case.shows not in page().decode():
+            raise SystemExit(f"{case.name}: {path} does not show {case.shows!r}")
         page_ms, api_ms = _paired_medians(page, lambda: case.api_calls(client), runs)
         transferred = self.transferred(browser, path) if case.compressed_bytes else None
         page_bytes = self.page_bytes(browser, path) if case.page_bytes_target else None

@@ -3,9 +3,10 @@
 The time-off queue reads the user, then one concurrent round (the page of pending requests, the
 pending count, teams, providers, policies), then, concurrently, the shifts of each provider on
 the page around their pending requests (for the conflict hints). The team schedule reads the
-user, then one concurrent round of five (teams, providers, the week's shifts, approved time off,
-roles). The team timesheet (the manager's team, the whole current pay period, by shift) reads
-the user, then the teams and the team's providers, then the period's timesheets, shifts and
+user, then one concurrent round of six (teams, providers, the week's shifts, approved time off,
+roles, and the week's hourly coverage for the strip under the grid); its target ratio is 1.2.
+The team timesheet (the manager's team, the whole current pay period, by shift) reads the
+user, then the teams and the team's providers, then the period's timesheets, shifts and
 sign-offs (the pay-period panel's); it is measured with every section folded and with the
 busiest provider's section open.
 `api_calls` makes exactly those calls, concurrently where the views do.
@@ -75,8 +76,9 @@ def _busiest(client: Any) -> Any:
 CASES = [
     PageCase(name="time-off queue", email=MANAGER, path="/manage/time-off",
              api_calls=_queue_calls, compressed_bytes=True),
-    PageCase(name="team schedule", email=MANAGER, path="/manage/schedule",
-             api_calls=_schedule_calls, compressed_bytes=True),
+    PageCase(name="team schedule (with the coverage strip)", email=MANAGER,
+             path="/manage/schedule", api_calls=_schedule_calls, compressed_bytes=True,
+             ratio_target=1.2, shows='<section class="cov" aria-labelledby="cov-title"'),
     PageCase(name="team timesheet (by shift, whole period)", email=MANAGER,
              path="/manage/timesheets", api_calls=_timesheet_calls, compressed_bytes=True,
              ratio_target=1.2, page_bytes_target=35_000),

@@ -10,7 +10,7 @@ fall-back 25 — no hour missing, none counted twice.
 
 from __future__ import annotations
 
-from bisect import bisect_left, bisect_right
+from bisect import bisect_left
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -24,6 +24,8 @@ from app.api.domain.intervals import Interval
 from app.contract.common import Id
 
 MINUTES_A_DAY = 24 * 60
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+SECOND = timedelta(seconds=1)
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,24 +121,58 @@ def scale_of(loads: Iterable[Load]) -> int:
     return lcm(1, *{load.count.denominator for load in loads})
 
 
+def _epoch_seconds(at: datetime) -> int:
+    """Whole seconds since the epoch (exact integer arithmetic, sub-seconds dropped)."""
+    return (at - EPOCH) // SECOND
+
+
 def spread(bounds: Sequence[datetime], loads: Iterable[Load], scale: int = 1,
            ) -> dict[Id, list[int]]:
     """Per role, the headcount-seconds of `loads` falling in each interval of `bounds`, in
-    units of 1/`scale` of a person (each load's count times `scale` must be whole)."""
-    found: dict[Id, list[int]] = defaultdict(lambda: [0] * (len(bounds) - 1))
-    first, last = bounds[0], bounds[-1]
+    units of 1/`scale` of a person (each load's count times `scale` must be whole).
+
+    Integers throughout, and one sweep per role: every instant becomes whole seconds since the
+    epoch once, each load a step up by `count * scale` units at its start and down at its end,
+    and the steps, summed per instant and sorted, are integrated across the intervals in one
+    pass — the cost grows with the loads plus the intervals, not with their product.
+    """
+    size = len(bounds) - 1
+    edges = [_epoch_seconds(b) for b in bounds]
+    first, last = edges[0], edges[-1]
+    # Per role, the net change of headcount units at each instant: loads share their starts
+    # and ends (a shift change), so the sweep below visits a few hundred instants, not every
+    # load's two.
+    steps: dict[Id, dict[int, int]] = defaultdict(dict)
+    seconds: dict[datetime, int] = {}
     for load in loads:
-        start, end = max(load.start, first), min(load.end, last)
-        units = load.count * scale
-        if end <= start or not units:
+        count = load.count
+        units, rest = divmod(count.numerator * scale, count.denominator)
+        assert not rest, "the scale must make every count whole"
+        if not units:
             continue
-        assert units.denominator == 1, "the scale must make every count whole"
-        weight = units.numerator
-        cells = found[load.role_id]
-        index = bisect_right(bounds, start) - 1
-        stop = bisect_left(bounds, end)
-        for n in range(index, stop):
-            cells[n] += weight * _seconds(max(start, bounds[n]), min(end, bounds[n + 1]))
+        start, end = seconds.get(load.start), seconds.get(load.end)
+        if start is None:
+            start = seconds[load.start] = _epoch_seconds(load.start)
+        if end is None:
+            end = seconds[load.end] = _epoch_seconds(load.end)
+        start, end = max(start, first), min(end, last)
+        if end <= start:
+            continue
+        role_steps = steps[load.role_id]
+        role_steps[start] = role_steps.get(start, 0) + units
+        role_steps[end] = role_steps.get(end, 0) - units
+    found: dict[Id, list[int]] = {}
+    for role, role_steps in steps.items():
+        cells = [0] * size
+        level, at, cell = 0, first, 0
+        for when in sorted(role_steps):
+            while cell + 1 < size and edges[cell + 1] <= when:
+                cells[cell] += level * (edges[cell + 1] - at)
+                at = edges[cell + 1]
+                cell += 1
+            cells[cell] += level * (when - at)
+            at, level = when, level + role_steps[when]
+        found[role] = cells
     return found
 
 
@@ -161,7 +197,8 @@ def working(role_id: Id, spans: Iterable[Interval[datetime]],
             away: Sequence[Interval[datetime]]) -> list[Load]:
     """One person's loads of `role_id`: their working `spans` less the time they are `away`
     (approved time off)."""
-    return [Load(role_id, part.start, part.end) for part in iv.subtract(spans, away)]
+    parts = iv.subtract(spans, away) if away else iv.merge(spans)
+    return [Load(role_id, part.start, part.end) for part in parts]
 
 
 def short_seconds(spans: Sequence[tuple[Id, Interval[datetime]]], *, demand: Sequence[Load],

@@ -15,13 +15,17 @@ from __future__ import annotations
 
 import uuid
 from collections import defaultdict
+from collections.abc import Callable
 from datetime import datetime, timedelta, tzinfo
 from fractions import Fraction
+from typing import Any
 
-from sqlalchemy import false, select
+from sqlalchemy import ColumnElement, Select, Uuid, false, select, type_coerce
 from sqlalchemy.orm import Session, selectinload
+from sqlalchemy.types import NullType
 
 from app.api.auth import Actor
+from app.api.db import UtcDateTime
 from app.api.domain import coverage as rules
 from app.api.domain.intervals import Interval
 from app.api.domain.shifts import LONGEST_SHIFT
@@ -65,21 +69,66 @@ def _roles(session: Session, team: Team, role_id: uuid.UUID | None) -> list[Role
     return list(session.scalars(statement))
 
 
+def _converter(column: ColumnElement[Any], dialect: Any) -> Callable[[Any], Any]:
+    """The column type's own conversion of a driver value, memoised per value."""
+    process = column.type.dialect_impl(dialect).result_processor(dialect, None)
+    memo: dict[Any, Any] = {}
+
+    def convert(value: Any) -> Any:
+        try:
+            return memo[value]
+        except KeyError:
+            memo[value] = found = process(value) if process is not None else value
+            return found
+
+    return convert
+
+
+def _memoised(column: ColumnElement[Any]) -> bool:
+    """Whether the column's values repeat enough to convert once per value (ids, instants)."""
+    return isinstance(column.type, (Uuid, UtcDateTime))
+
+
+def _rows(session: Session, columns: list[ColumnElement[Any]],
+          shape: Callable[[Select[Any]], Select[Any]]) -> list[tuple[Any, ...]]:
+    """The rows of `columns` (filtered by `shape`), each value converted as its column type
+    converts it, ids and instants once per distinct value: a team's fortnight is thousands of
+    segment rows sharing a few hundred ids and instants, and converting every uuid and
+    timestamp anew cost more than the rest of the request."""
+    connection = session.connection()
+    statement = shape(select(*[type_coerce(c, NullType()).label(f"c{n}") if _memoised(c)
+                               else c.label(f"c{n}") for n, c in enumerate(columns)]))
+    converters = [_converter(c, connection.dialect) if _memoised(c) else None for c in columns]
+    raw = connection.execute(statement).all()
+    if not raw:
+        return []
+    return list(zip(*[list(map(convert, values)) if convert is not None else values
+                      for convert, values in zip(converters, zip(*raw, strict=True),
+                                                 strict=True)], strict=True))
+
+
 def _demand(session: Session, actor: Actor | None, roles: list[uuid.UUID],
             window: Interval[datetime]) -> list[rules.Load]:
     """The forecast rows of `roles` overlapping the window: those `actor` may view, or every
     one with no actor (for a figure derived from them that reveals no demand)."""
     allowed = [] if actor is None else [
         actor.where("view", "DemandForecast", DEMAND_FORECAST.columns)]
-    rows = session.execute(
-        select(DemandForecastRow.role_id, DemandForecastRow.start_date,
-               DemandForecastRow.end_date, DemandForecastRow.demand)
-        .where(DemandForecastRow.role_id.in_(roles),
-               DemandForecastRow.start_date < window.end,
-               DemandForecastRow.end_date > window.start, *allowed))
-    # The stored float as written (2.5, not its binary neighbour), then exact.
-    return [rules.Load(r.role_id, r.start_date, r.end_date, Fraction(repr(r.demand)))
-            for r in rows]
+    rows = _rows(
+        session, [DemandForecastRow.role_id, DemandForecastRow.start_date,
+                  DemandForecastRow.end_date, DemandForecastRow.demand],
+        lambda statement: statement.where(
+            DemandForecastRow.role_id.in_(roles), DemandForecastRow.start_date < window.end,
+            DemandForecastRow.end_date > window.start, *allowed))
+    # The stored float as written (2.5, not its binary neighbour), then exact; once per value
+    # (forecasts repeat a handful of values, and parsing one costs more than the rest of a row).
+    exact: dict[float, Fraction] = {}
+    loads = []
+    for role_id, start, end, demand in rows:
+        count = exact.get(demand)
+        if count is None:
+            count = exact[demand] = Fraction(repr(demand))
+        loads.append(rules.Load(role_id, start, end, count))
+    return loads
 
 
 def _away(session: Session, people: set[uuid.UUID], window: Interval[datetime],
@@ -110,9 +159,10 @@ def _staff(session: Session, team_id: uuid.UUID, roles: list[uuid.UUID],
            window: Interval[datetime], zone: tzinfo, assumed: TimeOffRequest | None = None,
            ) -> tuple[list[rules.Load], list[rules.Load]]:
     """The scheduled loads (per person, less their approved time off) and the open ones."""
-    rows = session.execute(
-        select(Shift.provider_id, ShiftSegment.role_id, ShiftSegment.start_date,
-               ShiftSegment.end_date)
+    rows = _rows(
+        session, [Shift.provider_id, ShiftSegment.role_id, ShiftSegment.start_date,
+                  ShiftSegment.end_date],
+        lambda statement: statement
         .select_from(ShiftSegment).join(Shift, Shift.id == ShiftSegment.shift_id)
         .where(Shift.team_id == team_id,  # the (team, start) index: one range of it
                Shift.start_date >= window.start - LONGEST_SHIFT, Shift.start_date < window.end,
@@ -122,13 +172,13 @@ def _staff(session: Session, team_id: uuid.UUID, roles: list[uuid.UUID],
                ShiftSegment.start_date < window.end, ShiftSegment.end_date > window.start))
     offered: list[rules.Load] = []
     worked: dict[tuple[uuid.UUID, uuid.UUID], list[Interval[datetime]]] = defaultdict(list)
-    for row in rows:
-        if row.end_date <= row.start_date:
+    for person, role, start, end in rows:
+        if end <= start:
             continue
-        if row.provider_id is None:
-            offered.append(rules.Load(row.role_id, row.start_date, row.end_date))
+        if person is None:
+            offered.append(rules.Load(role, start, end))
         else:
-            worked[(row.provider_id, row.role_id)].append(Interval(row.start_date, row.end_date))
+            worked[(person, role)].append(Interval(start, end))
     away = _away(session, {person for person, _role in worked}, window, zone, assumed)
     scheduled = [load for (person, role), spans in worked.items()
                  for load in rules.working(role, spans, away.get(person, []))]
@@ -141,11 +191,12 @@ def _number(total: int, per: int) -> float:
     return round(total / per, _PLACES) + 0.0
 
 
-def _interval(cell: rules.Cell) -> Document:
+def _interval(cell: rules.Cell, stamps: dict[datetime, str]) -> Document:
     """The cell as the wire writes it (`CoverageInterval`), built as a plain document: a month
-    of hours for every role is thousands of them, and every value is made here."""
+    of hours for every role is thousands of them, and every value is made here. `stamps` holds
+    the wire form of every bound (each role's cells share them)."""
     per = cell.scale * cell.seconds
-    return {"startDate": format_timestamp(cell.start), "endDate": format_timestamp(cell.end),
+    return {"startDate": stamps[cell.start], "endDate": stamps[cell.end],
             "demand": _number(cell.demand_sum, per),
             "scheduled": _number(cell.scheduled_sum, per),
             "open": _number(cell.open_sum, per), "gap": _number(cell.gap_sum, per)}
@@ -179,6 +230,7 @@ def team_coverage(session: Session, *, actor: Actor, query: CoverageQuery,
     bounds = rules.grid(window, query.interval, zone)
     cells = rules.coverage(bounds, ids, demand=demand, scheduled=scheduled, offered=offered)
     forecast = {load.role_id for load in demand}
+    stamps = {bound: format_timestamp(bound) for bound in bounds}
     return {
         "teamId": str(team.id), "startDate": format_timestamp(window.start),
         "endDate": format_timestamp(window.end), "interval": query.interval,
@@ -186,7 +238,7 @@ def team_coverage(session: Session, *, actor: Actor, query: CoverageQuery,
         "roles": [{"roleId": str(role.id), "roleName": role.name,
                    "hasForecast": role.id in forecast,
                    "shortHours": _short_hours(cells[role.id]),
-                   "intervals": [_interval(c) for c in cells[role.id]]}
+                   "intervals": [_interval(c, stamps) for c in cells[role.id]]}
                   for role in roles],
     }
 

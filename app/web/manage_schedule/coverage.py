@@ -48,9 +48,10 @@ class Hour:
         return {"short": f"\u2212{heads(self.gap)}", "over": f"+{heads(-self.gap)}",
                 "met": "\u2713", "quiet": ""}[self.state]
 
-    def words(self, zone: ZoneInfo) -> str:
-        """The cell for a screen reader: "7:00 AM: 2 needed, 1 scheduled, 1 short"."""
-        head = f"{format_time(self.start, zone)}: {heads(self.demand)} needed, " \
+    def words(self, zone: ZoneInfo, clock: str | None = None) -> str:
+        """The cell for a screen reader: "7:00 AM: 2 needed, 1 scheduled, 1 short" (`clock`:
+        the start's time of day, when the caller has it already)."""
+        head = f"{clock or format_time(self.start, zone)}: {heads(self.demand)} needed, " \
                f"{heads(self.scheduled)} scheduled"
         tail = {"short": f", {heads(self.gap)} short", "over": f", {heads(-self.gap)} over",
                 "met": ", covered", "quiet": ""}[self.state]
@@ -75,11 +76,25 @@ class Day:
     day: date
     hours: dict[int, list[Hour]] = field(default_factory=dict)
     zone: ZoneInfo | None = None
+    clocks: dict[datetime, str] = field(default_factory=dict)
+    """Times of day already put in words, shared by the strip's days (a week's 168 hours
+    recur in every role)."""
 
     def at(self, hour: int) -> list[Cell]:
         """The cells starting in local hour `hour`."""
         assert self.zone is not None
-        return [Cell(h.state, h.mark, h.words(self.zone)) for h in self.hours.get(hour, [])]
+        found = []
+        for h in self.hours.get(hour, []):
+            clock = self.clocks.get(h.start)
+            if clock is None:
+                clock = self.clocks[h.start] = format_time(h.start, self.zone)
+            found.append(Cell(h.state, h.mark, h.words(self.zone, clock)))
+        return found
+
+    @property
+    def cells(self) -> list[list[Cell]]:
+        """The day's cells hour by hour, midnight first (what a row of the strip shows)."""
+        return [self.at(hour) for hour in range(24)]
 
 
 @dataclass
@@ -133,8 +148,9 @@ def strips(coverage: CoverageRead | None, days: list[date], zone: ZoneInfo) -> l
     if coverage is None or not any(r.has_forecast for r in coverage.roles):
         return []
     found = []
+    clocks: dict[datetime, str] = {}
     for role in coverage.roles:
-        by_day = {d: Day(d, zone=zone) for d in days}
+        by_day = {d: Day(d, zone=zone, clocks=clocks) for d in days}
         for cell in role.intervals:
             local = cell.start_date.astimezone(zone)
             holder = by_day.get(local.date())
