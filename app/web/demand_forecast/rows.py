@@ -1,6 +1,7 @@
 """Reading a demand forecast CSV: every row checked before anything is sent.
 
-Columns `role` (a role's name or id), `start` and `end` (the site's local time `YYYY-MM-DD
+Columns `role` (a role's name, the name with its team's as `Registered Nurse (Emergency)`, or
+its id), `start` and `end` (the site's local time `YYYY-MM-DD
 HH:MM`, or ISO 8601 with an offset such as `2026-03-02T07:00-05:00`) and `demand` (a number, 0
 or more). A role's name is looked up among the roles the user may forecast; one that matches no
 role, or roles of several teams, is a row error. Pure: no Flask, no API; the roles and the zone
@@ -57,7 +58,13 @@ class RoleIndex:
         for role in roles:
             by_id[role.id] = role
             by_name.setdefault(_folded(role.name), []).append(role)
+            by_name.setdefault(_folded(qualified(role)), []).append(role)
         return cls(by_id, by_name)
+
+
+def qualified(role: RoleRead) -> str:
+    """A role's name with its team's, as a file may give it: `Registered Nurse (Emergency)`."""
+    return f"{role.name} ({role.team_name})"
 
 
 def _folded(name: str) -> str:
@@ -76,8 +83,8 @@ def _role(text: str, roles: RoleIndex) -> uuid.UUID | str:
             return f"No role named “{text}” in the teams you forecast for."
         if len(found) > 1:
             teams = ", ".join(sorted(r.team_name for r in found))
-            return (f"“{text}” is a role in {len(found)} teams ({teams}); write that role's "
-                    "id instead (listed on this page).")
+            return (f"“{text}” is a role in {len(found)} teams ({teams}); add the team, as in "
+                    f"“{qualified(found[0])}”, or write the role's id.")
         return found[0].id
     if ident not in roles.by_id:
         return f"No role with id {text} in the teams you forecast for."

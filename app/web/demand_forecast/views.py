@@ -44,6 +44,7 @@ from app.web.demand_forecast.rows import (
     MAX_ROWS,
     FileProblem,
     RoleIndex,
+    qualified,
     read_forecast,
     too_large,
 )
@@ -103,49 +104,47 @@ def _max_bytes() -> int:
 
 @dataclass
 class Upload:
-    """The user's current upload as the session keeps it: the checked rows (as sent), how many
-    are stored, and how it ended."""
+    """The user's current upload as the session keeps it: the checked rows still to send, how
+    many are stored, how it ended, and what the result names (the window, the roles, where the
+    schedule shows it). Once it ends the rows are dropped: only the summary stays."""
 
     token: str
     file_name: str
     rows: list[list[Any]]  # [role id, startDate, endDate, demand, file row]
+    total: int
+    window: tuple[str, str]  # the earliest start and the latest end (UTC, ISO 8601)
+    first_start: str
+    first_team: str
+    roles: list[str]
     batch: int = MAX_DEMAND_ROWS
     sent: int = 0
     replaced: int = 0
     failure: str | None = None
     failed_rows: list[list[Any]] | None = None  # [file row, column, message]
-    roles: list[str] | None = None
-    first_team: str | None = None
-
-    @property
-    def total(self) -> int:
-        """Rows in the file."""
-        return len(self.rows)
 
     @property
     def finished(self) -> bool:
         """Every row stored, or a batch refused."""
         return self.failure is not None or self.sent >= self.total
 
-    @property
-    def first_row(self) -> int:
-        """File row of the first row not stored."""
-        return int(self.rows[self.sent][4]) if self.sent < self.total else 0
-
-    def window(self) -> tuple[datetime, datetime]:
+    def span(self) -> tuple[datetime, datetime]:
         """The earliest start and latest end of the file."""
-        return (min(datetime.fromisoformat(r[1]) for r in self.rows),
-                max(datetime.fromisoformat(r[2]) for r in self.rows))
+        return datetime.fromisoformat(self.window[0]), datetime.fromisoformat(self.window[1])
 
     def schedule_url(self) -> str:
         """The team schedule's week of the file's first row, for its role's team."""
-        day = local_day(datetime.fromisoformat(self.rows[0][1]))
+        day = local_day(datetime.fromisoformat(self.first_start))
         return url_for("manage_schedule.index", team=self.first_team,
                        week=week_start(day).isoformat(), view="week")
 
     def save(self) -> None:
-        """Keep it in the session (a whole new value, so the store writes it)."""
-        session[KEY] = dict(vars(self))
+        """Keep it in the session (a whole new value, so the store writes it); an upload that
+        ended keeps no rows."""
+        kept = dict(vars(self))
+        if self.finished:
+            kept["rows"] = []
+        kept["window"] = list(self.window)
+        session[KEY] = kept
 
 
 def _upload(token: str) -> Upload | None:
@@ -153,8 +152,8 @@ def _upload(token: str) -> Upload | None:
     if not isinstance(kept, dict) or kept.get("token") != token:
         return None
     try:
-        return Upload(**kept)
-    except TypeError:  # kept by an older version of this page
+        return Upload(**{**kept, "window": tuple(kept["window"])})
+    except (TypeError, KeyError):  # kept by an older version of this page
         return None
 
 
@@ -192,10 +191,10 @@ def template() -> Response:
     writer.writerow(COLUMNS)
     monday = week_start(today()) + timedelta(days=7)
     role = roles[0] if roles else None
-    # A name that several teams use would be ambiguous: the id is then the example.
+    # A name that several of the user's teams use would be ambiguous: then with the team's.
     names = [r.name.casefold() for r in roles]
-    label = (role.name if role and names.count(role.name.casefold()) == 1 else
-             str(role.id) if role else "Registered Nurse")
+    label = ("Registered Nurse" if role is None else role.name
+             if names.count(role.name.casefold()) == 1 else qualified(role))
     for begin, end, demand in ((time(7), time(19), 4), (time(19), time(7), 2)):
         last = monday + timedelta(days=1) if end < begin else monday
         writer.writerow([label, f"{monday.isoformat()} {begin:%H:%M}",
@@ -234,8 +233,10 @@ def create() -> Response:
         token=secrets.token_urlsafe(12), file_name=name,
         rows=[[str(x.role), x.start.isoformat(), x.end.isoformat(), x.demand, x.row]
               for x in lines],
-        roles=sorted({teams[x.role].name + " (" + teams[x.role].team_name + ")" for x in lines}),
-        first_team=str(teams[lines[0].role].team))
+        total=len(lines),
+        window=(min(x.start for x in lines).isoformat(), max(x.end for x in lines).isoformat()),
+        first_start=lines[0].start.isoformat(), first_team=str(teams[lines[0].role].team),
+        roles=sorted({qualified(teams[x.role]) for x in lines}))
     if is_partial():
         upload.save()
         return _page(form, upload=upload)

@@ -170,11 +170,15 @@ def test_a_role_name_several_teams_use_is_ambiguous_for_an_administrator(mweb: W
     mweb.sign_in("admin@example.com")
     response = _post(mweb, _csv("Registered Nurse,2027-06-07 07:00,2027-06-07 19:00,3"))
     assert response.status_code == 422
-    assert ("“Registered Nurse” is a role in 2 teams (Emergency, Intensive Care); write that "
-            "role's id instead" in _text(response.get_data(as_text=True)))
+    assert ("“Registered Nurse” is a role in 2 teams (Emergency, Intensive Care); add the team, "
+            "as in “Registered Nurse (Emergency)”, or write the role's id."
+            in _text(response.get_data(as_text=True)))
     by_id = _post(mweb, _csv(f"{mweb.world.icu_nurse_role},2027-06-07 07:00,"
-                             "2027-06-07 19:00,3"))
+                             "2027-06-07 19:00,3",
+                             "registered nurse (emergency),2027-06-07 07:00,2027-06-07 19:00,2"))
     assert by_id.status_code == 303
+    stored = {(r["role"], r["demand"]) for r in _stored(mweb, "admin@example.com")}
+    assert stored == {(str(mweb.world.icu_nurse_role), 3.0), (str(mweb.world.ed_nurse_role), 2.0)}
 
 
 def test_too_many_rows_are_refused_before_anything_is_sent(manager: Web) -> None:
@@ -211,6 +215,7 @@ def test_five_thousand_rows_go_through_without_javascript(manager: Web) -> None:
     assert "Roles Registered Nurse (Emergency)" in text
     assert f"team={manager.world.ed}" in markup.unescape(result.get_data(as_text=True))
     assert "week=2027-06-07" in result.get_data(as_text=True)
+    assert manager.session()["demand_forecast_upload"]["rows"] == []  # only the summary stays
     rows = _stored(manager)
     assert len(rows) == 5000
     assert sum(r["demand"] for r in rows) == 1250 * (1 + 2 + 3 + 4)
