@@ -23,6 +23,7 @@ from werkzeug.test import encode_multipart
 
 from app.api import models as m
 from tests.web.conftest import Web, build_web
+from tests.web.test_session_store_outage import Server, redis_server  # noqa: F401 (fixture)
 
 MANAGER = "manager@example.com"
 PAGE = "/manage/demand-forecast"
@@ -329,3 +330,33 @@ def test_an_upload_no_longer_held_is_said_plainly(manager: Web) -> None:
     response = manager.client.get(f"{PAGE}/uploads/not-a-token")
     assert response.status_code == 404
     assert "That upload is no longer in progress here" in _text(response.get_data(as_text=True))
+
+
+def test_a_session_store_outage_mid_upload_answers_503_then_says_the_upload_is_gone(
+        mweb: Web, signing_key_path: Path, tmp_path: Path,
+        redis_server: Server,  # noqa: F811 (the fixture imported above)
+) -> None:
+    url = mweb.app.config["SHIFTDESK"].database_url
+    web = build_web((url, mweb.world), signing_key_path, tmp_path / "redis-sessions",
+                    redis_url=redis_server.url)
+    web.sign_in(MANAGER)
+    response = _post(web, _many(1500), **HTMX)
+    step = markup.unescape(re.search(r'hx-post="([^"]+)" hx-trigger="load"',
+                                     response.get_data(as_text=True))[1])
+    csrf = web.csrf()
+    first = web.client.post(step, data={"csrf_token": csrf}, headers=HTMX)
+    assert 'value="1000"' in first.get_data(as_text=True)
+    following = markup.unescape(re.search(r'hx-post="([^"]+)" hx-trigger="load"',
+                                          first.get_data(as_text=True))[1])
+
+    redis_server.stop()
+    down = web.client.post(following, data={"csrf_token": csrf}, headers=HTMX)
+    assert down.status_code == 503
+
+    redis_server.start()  # empty again: signed out, and the upload forgotten
+    web.sign_in(MANAGER)
+    gone = web.client.get(following.split("/rows-from/")[0])
+    assert gone.status_code == 404
+    assert "Rows it sent stay stored" in _text(gone.get_data(as_text=True))
+    web.app.extensions["shiftdesk"].db.dispose()
+    assert len(_stored(mweb)) == 1000
