@@ -216,3 +216,13 @@ def test_upload_demand_forecast_replaces_a_full_batch_in_one_go(fresh_api, world
     assert len(rows) == 1500
     nurse = [r["demand"] for r in rows if r["role"] == str(world.ed_nurse_role)]
     assert (nurse.count(2.0), nurse.count(1.0)) == (500, 500)
+
+
+def test_openapi_says_what_an_upload_replaces(api):
+    document = api.get("/v1/openapi.json").get_json()
+    operation = document["paths"]["/v1/forecasting/demand"]["post"]
+    assert ("a row with the same `role`, `startDate` and `endDate`\nas a stored row replaces "
+            "that row, which keeps its `id`" in operation["description"])
+    result = document["components"]["schemas"]["DemandForecastUploadResult"]
+    assert set(result["properties"]) == {"count", "replaced"}
+    assert result["x-shiftdesk-extension"] is True
