@@ -37,6 +37,8 @@ class Settings(BaseModel):
     access_token_ttl: int = 900
     maintenance_mode: bool = False
     max_body_bytes: int = 1_048_576
+    max_upload_bytes: int = Field(
+        default=5 * 1024 * 1024, description="Largest CSV file the UI's upload pages read")
     slot_grid_minutes: int = 15
     grace_minutes: int = 7
     claim_notice_minutes: int = 120

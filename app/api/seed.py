@@ -61,6 +61,7 @@ STANDARD_ROLES: dict[str, tuple[str, list[Rule]]] = {
             ("view", "Report", None),
             ("create", "Report", None),
             ("view", "DemandForecast", None),
+            ("create", "DemandForecast", {"team": {"$in": "$user.teamIds"}}),
         ],
     ),
     "Scheduler": (

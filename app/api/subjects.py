@@ -122,7 +122,13 @@ REPORT = Subject("Report", {
     "reportId": _col(m.ReportRun.report_id),
     "createdBy": _col(m.ReportRun.created_by_id),
 })
-DEMAND_FORECAST = Subject("DemandForecast", {"role": _col(m.DemandForecastRow.role_id)})
+DEMAND_FORECAST = Subject("DemandForecast", {
+    "role": _col(m.DemandForecastRow.role_id),
+    "team": Field(
+        select(m.Role.team_id).where(m.Role.id == m.DemandForecastRow.role_id).scalar_subquery(),
+        lambda obj: obj.role.team_id),
+})
+"""A forecast row's `team` is its role's team (rows carry only the role id)."""
 WORK_RULE = Subject("WorkRule", {"id": _col(m.WorkRule.id)})
 OVERTIME_RULE = Subject("WorkRule", {"id": _col(m.OvertimeRule.id)})
 """Overtime and rounding rules are checked as part of the `WorkRule` subject (pay rules)."""

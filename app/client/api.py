@@ -196,6 +196,13 @@ class ApiClient:
         """A page of roles."""
         return self._call("GET", "/roles", roles.RolePage, query=query)
 
+    def upload_demand_forecast(self, rows: list[forecasting.DemandForecastRow],
+                               ) -> forecasting.DemandForecastUploadResult:
+        """Store forecast rows, all or none (at most the API's batch size: `batch-size-exceeded`
+        reports it). A row with a stored row's role and window replaces that row."""
+        return self._call("POST", "/forecasting/demand", forecasting.DemandForecastUploadResult,
+                          body=list(rows))
+
     def get_coverage(self, query: forecasting.CoverageQuery) -> forecasting.CoverageRead:
         """A team's staffing coverage against demand, per role and interval."""
         return self._call("GET", "/forecasting/coverage", forecasting.CoverageRead, query=query)

@@ -45,6 +45,10 @@ class DemandForecastUploadResult(Count):
 
     model_config = ConfigDict(json_schema_extra=EXTENSION)
 
+    replaced: int = Field(default=0, ge=0, description=(
+        "How many of the stored rows replaced a row already stored with the same role, "
+        "startDate and endDate (the others were added)."))
+
 
 class DemandForecastRead(DemandForecastRow):
     """A stored forecast row as GET /v1/forecasting/demand returns it (extension)."""

@@ -25,6 +25,7 @@ from app.web.appointment_types.views import bp as appointment_types_bp
 from app.web.appointments.views import bp as appointments_bp
 from app.web.balance_resets.views import bp as balance_resets_bp
 from app.web.clock.views import bp as clock_bp
+from app.web.demand_forecast.views import bp as demand_forecast_bp
 from app.web.home.views import bp as home_bp
 from app.web.manage_schedule.views import bp as manage_schedule_bp
 from app.web.manage_time_off.views import bp as manage_time_off_bp
@@ -45,6 +46,7 @@ AREAS: tuple[Blueprint, ...] = (
     slots_bp, appointments_bp, appointment_types_bp,  # schedulers (issue 7)
     pay_rules_bp,  # administrators
     balance_resets_bp,  # administrators
+    demand_forecast_bp,  # managers and administrators (issue 18)
 )
 
 

@@ -18,9 +18,11 @@ pytestmark = [pytest.mark.xdist_group("browser"), pytest.mark.real_sign_in]
 MENUS = {
     "provider@example.com": ["Home", "Clock", "My timecard", "My shifts", "Open shifts",
                              "Time off"],
-    "manager@example.com": ["Home", "Time-off queue", "Timesheets", "Team schedule"],
+    "manager@example.com": ["Home", "Time-off queue", "Timesheets", "Team schedule",
+                            "Demand forecast"],
     "scheduler@example.com": ["Home", "Find a slot", "Appointments", "Appointment types"],
-    "admin@example.com": ["Home", "Time-off queue", "Timesheets", "Team schedule", "Find a slot",
+    "admin@example.com": ["Home", "Time-off queue", "Timesheets", "Team schedule",
+                          "Demand forecast", "Find a slot",
                           "Appointments", "Appointment types", "Pay rules",
                           "Balance resets"],
 }

@@ -25,9 +25,11 @@ def me_of(web):
 
 @pytest.mark.parametrize(("email", "labels"), [
     ("provider@example.com", ["Clock", "My timecard", "My shifts", "Open shifts", "Time off"]),
-    ("manager@example.com", ["Time-off queue", "Timesheets", "Team schedule"]),
+    ("manager@example.com", ["Time-off queue", "Timesheets", "Team schedule",
+                             "Demand forecast"]),
     ("scheduler@example.com", ["Find a slot", "Appointments", "Appointment types"]),
-    ("admin@example.com", ["Time-off queue", "Timesheets", "Team schedule", "Find a slot",
+    ("admin@example.com", ["Time-off queue", "Timesheets", "Team schedule", "Demand forecast",
+                           "Find a slot",
                            "Appointments", "Appointment types", "Pay rules",
                            "Balance resets"]),
 ])
@@ -73,6 +75,12 @@ def test_own_areas_need_a_provider():
     assert [i.label for i in nav.entitled(_me(*rules, provider=True))] == ["Clock"]
 
 
+def test_home_groups_show_a_manager_the_forecast_beside_the_schedule(me_of):
+    groups = nav.groups(me_of("manager@example.com"), ALL_ENDPOINTS)
+    assert [(g.title, [i.label for i in items]) for g, items in groups] == [
+        ("My teams", ["Time-off queue", "Timesheets", "Team schedule", "Demand forecast"])]
+
+
 def test_home_groups_leave_out_kinds_of_work_without_pages(me_of):
     groups = nav.groups(me_of("manager@example.com"), {"manage_timesheets.index"})
     assert [(g.title, [i.label for i in items]) for g, items in groups] == [
@@ -86,8 +94,8 @@ def test_home_groups_show_an_admin_all_teams_and_the_api_documents(me_of):
     assert [(g.title, [i.label for i in items]) for g, items in groups] == [
         ("All teams", ["Time-off queue", "Timesheets", "Team schedule"]),
         ("Appointments", ["Find a slot", "Appointments", "Appointment types"]),
-        ("Administration", ["Pay rules", "Balance resets", "API description",
-                            "API error codes"])]
+        ("Administration", ["Pay rules", "Balance resets", "Demand forecast",
+                            "API description", "API error codes"])]
 
 
 def test_every_menu_entry_has_a_page(web):

@@ -27,19 +27,29 @@ from app.contract.forecasting import (
 
 @endpoint("POST", "/forecasting/demand", summary="Upload demand forecast rows",
           body=DemandForecastUpload, response=DemandForecastUploadResult, status=201,
-          codes=["batch-size-exceeded", "negative-range"], tag="Forecasting",
+          codes=["validation", "batch-size-exceeded", "negative-range", "unauthorized"],
+          tag="Forecasting",
           permits=[("create", "DemandForecast")])
 def upload_demand_forecast(session: Session, actor: Actor, settings: Settings,
                            body: DemandForecastUpload
                            ) -> tuple[DemandForecastUploadResult, dict[str, str]]:
     """Store a JSON array of rows (extra properties kept), all or none; answers the count.
 
-    At most `maxBatchSize` (1,000) rows: beyond, 400 `batch-size-exceeded`. Read them back with
-    `GET /v1/forecasting/demand`.
+    What an upload replaces (extension): a row with the same `role`, `startDate` and `endDate`
+    as a stored row replaces that row, which keeps its `id` and takes the new `demand` and extra
+    properties; `replaced` counts them. Every other stored row stays, windows that overlap but
+    differ included (their demand adds up in coverage). So the same file uploaded twice stores
+    nothing twice, and a corrected file replaces its earlier figures. Two rows of one upload
+    with the same role and window are refused (`validation`, path `/N` of each later row).
+
+    At most `maxBatchSize` (1,000) rows: beyond, 400 `batch-size-exceeded`, which reports the
+    limit. Needs `create` on `DemandForecast` for each row's role (condition fields `role` and
+    `team`, the role's team). Read the rows back with `GET /v1/forecasting/demand`.
     """
-    count = service.upload_demand_forecast(session, actor=actor, rows=body.root,
-                                           max_batch_size=settings.max_batch_size)
-    return DemandForecastUploadResult(count=count), {"Location": "/v1/forecasting/demand"}
+    count, replaced = service.upload_demand_forecast(session, actor=actor, rows=body.root,
+                                                     max_batch_size=settings.max_batch_size)
+    return (DemandForecastUploadResult(count=count, replaced=replaced),
+            {"Location": "/v1/forecasting/demand"})
 
 
 @endpoint("GET", "/forecasting/demand", summary="List demand forecast rows",

@@ -35,6 +35,7 @@ from app.web.balance_resets.forms import BalanceResetUploadForm
 from app.web.filters import format_datetime
 from app.web.htmx import is_partial, render, see_other
 from app.web.time_off.balances import fraction, quantity, signed_quantity
+from app.web.uploads import RowError, capitalized
 
 bp = Blueprint("balance_resets", __name__)
 
@@ -43,15 +44,6 @@ PAGE_SIZE = 20
 EVERY_STATUS = ["onboarding", "active", "dismissed", "unmanaged"]
 _ROW_PATH = re.compile(r"^/rows/(\d+)/([A-Za-z]+)$")
 _CODE_PREFIX = re.compile(r"^[a-z]+(?:-[a-z]+)+: ")
-
-
-@dataclass(frozen=True)
-class RowError:
-    """One bad field of a refused file, in words."""
-
-    row: int
-    column: str
-    message: str
 
 
 @dataclass(frozen=True)
@@ -80,8 +72,8 @@ def row_errors(problem: ApiProblem) -> list[RowError]:
         match = _ROW_PATH.match(error.path)
         if match is None:
             continue
-        message = _CODE_PREFIX.sub("", error.message)
-        found.append(RowError(int(match[1]), match[2], message[:1].upper() + message[1:]))
+        found.append(RowError(int(match[1]), match[2],
+                              capitalized(_CODE_PREFIX.sub("", error.message))))
     return sorted(found, key=lambda e: e.row)
 
 
@@ -173,7 +165,7 @@ def create() -> Response:
         else:
             # Said as the API says it: column names stay as the file spells them.
             messages = [e.message for e in problem.field_errors] or [problem.detail]
-            form.file.errors = [m[:1].upper() + m[1:] for m in messages]
+            form.file.errors = [capitalized(m) for m in messages]
         return _refused(form, 422, errors)
     if created:
         flash(f"Balances set from “{name}”: {_rows(upload.row_count)}.", "success")

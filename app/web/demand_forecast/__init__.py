@@ -1,0 +1,1 @@
+"""Demand forecast upload (blueprint `demand_forecast`): see `views.py`."""
