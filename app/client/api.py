@@ -374,6 +374,15 @@ class ApiClient:
 
     # -- reports -------------------------------------------------------------------------------
 
+    def list_reports(self, query: reports.ReportListQuery | None = None) -> reports.ReportPage:
+        """A page of the report catalog: each report and the parameters it takes."""
+        return self._call("GET", "/reporting/reports", reports.ReportPage, query=query)
+
+    def list_report_runs(self, query: reports.ReportRunListQuery | None = None,
+                         ) -> reports.ReportRunPage:
+        """A page of report runs, newest first."""
+        return self._call("GET", "/reporting/reports/runs", reports.ReportRunPage, query=query)
+
     def create_report_run(self, body: reports.ReportRunCreate) -> reports.ReportRunRead:
         """Start a report run (it answers `running`; poll `get_report_run`)."""
         return self._call("POST", "/reporting/reports/runs", reports.ReportRunRead, body=body)

@@ -32,6 +32,10 @@ class ReportParameter(ApiModel):
     type: ReportParameterType
     required: bool
     description: str
+    choices: list[str] | None = Field(
+        default=None, exclude_if=is_absent, json_schema_extra=EXTENSION,
+        description="The values a `string` parameter accepts, when it accepts only some "
+        "(extension).")
 
 
 class ReportRead(ApiModel):
@@ -98,6 +102,9 @@ class ReportRunListQuery(ListQuery):
 
     report_id: str | None = Field(
         default=None, description="Only runs of this report.", json_schema_extra=EXTENSION
+    )
+    created_by: Id | None = Field(
+        default=None, description="Only runs this user started.", json_schema_extra=EXTENSION
     )
 
 

@@ -114,6 +114,18 @@ def test_list_report_runs_filters_by_report(api):
     assert api.get(RUNS, query_string={"reportId": "shift-coverage"}).get_json()["items"] == []
 
 
+def test_list_report_runs_filters_by_creator(fresh_api, world):
+    mine = add_runs(fresh_api, 2, by=world.manager)
+    body = fresh_api.get(RUNS, query_string={"createdBy": str(world.manager)}).get_json()
+    assert [run["id"] for run in body["items"]] == list(reversed(mine))
+    assert {run["createdBy"]["id"] for run in body["items"]} == {str(world.manager)}
+    admins = fresh_api.get(RUNS, query_string={"createdBy": str(world.admin)}).get_json()
+    assert [run["id"] for run in admins["items"]] == [str(uid("run:1"))]
+    bad = fresh_api.get(RUNS, query_string={"createdBy": "someone"})
+    assert bad.status_code == 400
+    assert problem_code(bad) == "validation"
+
+
 def test_list_report_runs_rejects_page_size_out_of_bounds(api):
     response = api.get(RUNS, query_string={"pageSize": 0})
     assert response.status_code == 400

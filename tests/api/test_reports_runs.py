@@ -96,7 +96,9 @@ def test_list_reports_returns_catalog_with_parameters(api):
     names = [p["name"] for p in items["timesheet-summary"]["parameters"]]
     assert names == ["startDate", "endDate", "teamId"]
     assert [p["required"] for p in items["timesheet-summary"]["parameters"]] == [True, True, False]
-    assert "bucket" in [p["name"] for p in items["shift-coverage"]["parameters"]]
+    bucket = next(p for p in items["shift-coverage"]["parameters"] if p["name"] == "bucket")
+    assert bucket["choices"] == ["hour", "day"]
+    assert all("choices" not in p for p in items["timesheet-summary"]["parameters"])
 
 
 def test_list_reports_walks_pages_of_one(api):

@@ -56,6 +56,8 @@ def list_report_runs(
     )
     if query.report_id is not None:
         statement = statement.where(ReportRun.report_id == query.report_id)
+    if query.created_by is not None:
+        statement = statement.where(ReportRun.created_by_id == query.created_by)
     return pages.page(
         session, statement, scope="report-runs", query=query,
         order=[SortKey(ReportRun.created_at, descending=True),
@@ -98,7 +100,8 @@ def report_read(report: Report) -> ReportRead:
     return ReportRead(
         id=report.id, name=report.name, description=report.description,
         parameters=[ReportParameter(name=p.name, type=p.type, required=p.required,
-                                    description=p.description) for p in report.parameters],
+                                    description=p.description, choices=list(p.choices) or None)
+                    for p in report.parameters],
     )
 
 
