@@ -112,6 +112,9 @@ NAV: dict[Need, NavItem] = {
     Need("create", "BalanceReset"):
         NavItem("Balance resets", "balance_resets.index", "/admin/balance-resets", "admin",
                 "Set time-off balances from a CSV file"),
+    Need("create", "Report"):
+        NavItem("Reports", "reports.index", "/admin/reports", "manager",
+                "Run reports and download their files", admin_group="admin"),
 }
 
 # The administrator's own group on the home page: the documents of the /v1 API (the API's own

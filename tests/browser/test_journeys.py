@@ -19,12 +19,12 @@ MENUS = {
     "provider@example.com": ["Home", "Clock", "My timecard", "My shifts", "Open shifts",
                              "Time off"],
     "manager@example.com": ["Home", "Time-off queue", "Timesheets", "Team schedule",
-                            "Demand forecast"],
+                            "Demand forecast", "Reports"],
     "scheduler@example.com": ["Home", "Find a slot", "Appointments", "Appointment types"],
     "admin@example.com": ["Home", "Time-off queue", "Timesheets", "Team schedule",
                           "Demand forecast", "Find a slot",
                           "Appointments", "Appointment types", "Pay rules",
-                          "Balance resets"],
+                          "Balance resets", "Reports"],
 }
 NAMES = {
     "provider@example.com": "Pat Provider",

@@ -26,12 +26,12 @@ def me_of(web):
 @pytest.mark.parametrize(("email", "labels"), [
     ("provider@example.com", ["Clock", "My timecard", "My shifts", "Open shifts", "Time off"]),
     ("manager@example.com", ["Time-off queue", "Timesheets", "Team schedule",
-                             "Demand forecast"]),
+                             "Demand forecast", "Reports"]),
     ("scheduler@example.com", ["Find a slot", "Appointments", "Appointment types"]),
     ("admin@example.com", ["Time-off queue", "Timesheets", "Team schedule", "Demand forecast",
                            "Find a slot",
                            "Appointments", "Appointment types", "Pay rules",
-                           "Balance resets"]),
+                           "Balance resets", "Reports"]),
 ])
 def test_menu_fits_each_users_permissions(me_of, email, labels):
     assert [item.label for item in nav.menu(me_of(email), ALL_ENDPOINTS)] == labels
@@ -78,7 +78,8 @@ def test_own_areas_need_a_provider():
 def test_home_groups_show_a_manager_the_forecast_beside_the_schedule(me_of):
     groups = nav.groups(me_of("manager@example.com"), ALL_ENDPOINTS)
     assert [(g.title, [i.label for i in items]) for g, items in groups] == [
-        ("My teams", ["Time-off queue", "Timesheets", "Team schedule", "Demand forecast"])]
+        ("My teams", ["Time-off queue", "Timesheets", "Team schedule", "Demand forecast",
+                      "Reports"])]
 
 
 def test_home_groups_leave_out_kinds_of_work_without_pages(me_of):
@@ -94,7 +95,7 @@ def test_home_groups_show_an_admin_all_teams_and_the_api_documents(me_of):
     assert [(g.title, [i.label for i in items]) for g, items in groups] == [
         ("All teams", ["Time-off queue", "Timesheets", "Team schedule"]),
         ("Appointments", ["Find a slot", "Appointments", "Appointment types"]),
-        ("Administration", ["Pay rules", "Balance resets", "Demand forecast",
+        ("Administration", ["Pay rules", "Balance resets", "Demand forecast", "Reports",
                             "API description", "API error codes"])]
 
 

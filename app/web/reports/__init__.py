@@ -1,0 +1,1 @@
+"""The reports pages (blueprint `reports`): the catalog, a generated run form, a run's progress."""
