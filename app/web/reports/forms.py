@@ -78,7 +78,7 @@ def _field(parameter: ReportParameter, teams: Sequence[TeamRead]) -> Field:
             SelectChoice(str(t.id), t.name)
             for t in sorted(teams, key=lambda t: t.name.casefold())])
     if parameter.type == "string" and parameter.choices:
-        empty = [] if parameter.required else [SelectChoice("", "As the report prefers")]
+        empty = [] if parameter.required else [SelectChoice("", "The report's default")]
         return SelectField(label, validators=needed, choices=empty + [
             SelectChoice(c, words.choice(c)) for c in parameter.choices])
     if parameter.type == "integer":

@@ -47,6 +47,7 @@ bp = Blueprint("reports", __name__, url_prefix="/admin/reports")
 PAGE_SIZE = 20
 CATALOG_PAGE = 200
 POLL = "every 2s"
+PARAMETER_PATH = "/parameters/"
 FORM_STATUSES = (400, 404, 409, 422)
 """API answers about what the form sent: shown on the form."""
 
@@ -149,11 +150,14 @@ def create(report_id: str) -> Response:
         if problem.status not in FORM_STATUSES:
             raise
         apply_problem(form, problem)
+        # The detail of `report-parameter-validation` is "<path>: <message>", the message its
+        # field already shows.
+        form.form_errors = [e for e in form.form_errors if not e.startswith(PARAMETER_PATH)]
         return _form_page(report, form, 422)
     if run.status == "failed":
         flash(f"{report.name} could not start.", "error")
     else:
-        flash(f"{report.name} is running.", "success")
+        flash(f"{report.name} started.", "success")
     return see_other(url_for("reports.show", run_id=run.id))
 
 

@@ -132,6 +132,8 @@ def test_api_refusal_lands_on_its_field_in_words(aweb: Web) -> None:
     message = _field_error(html, "end_date")
     assert "must come after" in message
     assert "First day" in message
+    summary = html.split('class="form-errors"', 1)[1].split("</div>", 1)[0]
+    assert "/parameters/" not in summary  # said once, on its field
     assert "startDate" not in _text(html)
     assert "endDate" not in _text(html)
     too_long = _run(aweb, {"start_date": "2025-01-01", "end_date": "2026-12-31"})
