@@ -21,6 +21,7 @@ from app.client import (
     VersionConflict,
     build_http,
 )
+from app.contract.reports import ReportListQuery, ReportRunListQuery
 from app.contract.shifts import ShiftCreate, ShiftListQuery, ShiftUpdate
 from app.contract.teams import TeamListQuery
 from app.contract.time_off import TimeOffRequestListQuery
@@ -192,3 +193,15 @@ def test_maintenance_mode_raises_maintenance(fresh_api, signing_key_path, world)
     finally:
         http.close()
         app.extensions["shiftdesk"].db.dispose()
+
+
+def test_report_catalog_and_runs_come_back_typed(api, http, world):
+    admin = as_user(api, http, "admin@example.com")
+    catalog = list(admin.iterate(admin.list_reports, ReportListQuery(page_size=2)))
+    assert len(catalog) == 5
+    coverage = next(r for r in catalog if r.id == "shift-coverage")
+    assert next(p for p in coverage.parameters if p.name == "bucket").choices == ["hour", "day"]
+    mine = admin.list_report_runs(ReportRunListQuery(created_by=world.admin))
+    assert [run.created_by.id for run in mine.items] == [world.admin]
+    theirs = admin.list_report_runs(ReportRunListQuery(created_by=world.manager))
+    assert theirs.items == []
