@@ -38,7 +38,7 @@ from app.contract.teams import TeamListQuery
 from app.web import nav
 from app.web.auth import api, current_user
 from app.web.forms import apply_problem
-from app.web.htmx import render, see_other
+from app.web.htmx import is_partial, render, see_other
 from app.web.reports import words
 from app.web.reports.forms import ReportRunForm, run_form
 
@@ -175,11 +175,14 @@ def show(run_id: uuid.UUID) -> Response:
     """A run's status panel (htmx polls the panel alone while the run is running)."""
     client = _client()
     mine = current_user().id
-    run, reports = client.concurrently(lambda: _own_run(client, mine, run_id),
-                                       lambda: _catalog(client))
+    if is_partial():  # a poll: the panel alone, which names no report
+        run, names = _own_run(client, mine, run_id), {}
+    else:
+        run, reports = client.concurrently(lambda: _own_run(client, mine, run_id),
+                                           lambda: _catalog(client))
+        names = _names(reports)
     if run is None:
         abort(404)
-    names = _names(reports)
     return render("reports/show.html", fragment="run_status", run=run,
                   name=names.get(run.report_id, words.spelt_out(run.report_id)),
                   status_words=words.STATUS, poll=POLL)

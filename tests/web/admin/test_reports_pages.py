@@ -182,6 +182,11 @@ def test_running_run_polls_every_two_seconds_and_offers_refresh(aweb: Web) -> No
     assert f'hx-get="/admin/reports/runs/{run_id}"' in panel
     assert re.search(rf'<a href="/admin/reports/runs/{run_id}">Refresh', panel)
     assert "Download" not in panel
+    poll = aweb.client.get(f"/admin/reports/runs/{run_id}", headers={"HX-Request": "true"})
+    fragment = poll.get_data(as_text=True)
+    assert fragment.lstrip().startswith('<div id="run-status"')
+    assert 'hx-trigger="every 2s"' in fragment  # still running: it keeps polling
+    assert "<h1" not in fragment
     early = aweb.client.get(f"/admin/reports/runs/{run_id}/download")
     assert early.status_code == 303
     after = aweb.client.get(early.headers["Location"]).get_data(as_text=True)
