@@ -42,7 +42,9 @@ class Shift(Base):
         end_after_start(),
         Index(None, "start_date", "id"),
         Index(None, "provider_id", "start_date"),
-        Index(None, "team_id", "start_date"),
+        # A team's shifts by start; coverage reads who works them from this index alone.
+        Index("ix_shifts_team_coverage", "team_id", "start_date", "is_callout", "provider_id",
+              "id"),
     )
 
     id: Mapped[uuid.UUID] = mapped_column(primary_key=True, default=new_id)
@@ -85,7 +87,10 @@ class ShiftSegment(Base):
     __table_args__ = (
         one_of("type", SEGMENT_TYPES),
         end_after_start(),
-        Index(None, "shift_id", "start_date"),
+        # A shift's segments by start; coverage reads their kind, role and times from this index
+        # alone.
+        Index("ix_shift_segments_shift_coverage", "shift_id", "start_date", "end_date", "type",
+              "is_break", "is_on_call", "role_id"),
         # Slot search finds the providers with a segment of some roles from this index alone.
         Index("ix_shift_segments_slot_roles", "role_id", "start_date", "type", "is_break",
               "is_on_call", "shift_id"),
