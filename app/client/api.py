@@ -216,6 +216,27 @@ class ApiClient:
         """A page of labels."""
         return self._call("GET", "/settings/labels", labels.LabelPage, query=query)
 
+    def get_label(self, label_id: uuid.UUID) -> labels.LabelRead:
+        """One label."""
+        return self._call("GET", f"/settings/labels/{_id(label_id)}", labels.LabelRead)
+
+    def create_label(self, body: labels.LabelCreate) -> labels.LabelRead:
+        """Create a label."""
+        return self._call("POST", "/settings/labels", labels.LabelRead, body=body)
+
+    def update_label(self, label_id: uuid.UUID, body: labels.LabelUpdate) -> labels.LabelRead:
+        """Change a label (the members set on `body`)."""
+        return self._call("PUT", f"/settings/labels/{_id(label_id)}", labels.LabelRead,
+                          body=body)
+
+    def delete_label(self, label_id: uuid.UUID) -> None:
+        """Delete a label: it comes off every shift segment that carried it."""
+        self._delete(f"/settings/labels/{_id(label_id)}")
+
+    def label_usage(self, label_id: uuid.UUID) -> labels.LabelUsage:
+        """Where a label is in use: its shifts by team (extension)."""
+        return self._call("GET", f"/settings/labels/{_id(label_id)}/usage", labels.LabelUsage)
+
     def list_pay_codes(self, query: pay_codes.PayCodeListQuery | None = None,
                        ) -> pay_codes.PayCodePage:
         """A page of pay codes."""
