@@ -31,6 +31,7 @@ from app.web.manage_schedule.views import bp as manage_schedule_bp
 from app.web.manage_time_off.views import bp as manage_time_off_bp
 from app.web.manage_timesheets.views import bp as manage_timesheets_bp
 from app.web.pay_rules.views import bp as pay_rules_bp
+from app.web.settings.views import bp as settings_bp
 from app.web.shifts.views import bp as shifts_bp
 from app.web.signin.views import bp as signin_bp
 from app.web.slots.views import bp as slots_bp
@@ -46,6 +47,7 @@ AREAS: tuple[Blueprint, ...] = (
     slots_bp, appointments_bp, appointment_types_bp,  # schedulers (issue 7)
     pay_rules_bp,  # administrators
     balance_resets_bp,  # administrators
+    settings_bp,  # administrators (issue 19)
     demand_forecast_bp,  # managers and administrators (issue 18)
 )
 

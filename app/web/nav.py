@@ -112,6 +112,9 @@ NAV: dict[Need, NavItem] = {
     Need("create", "BalanceReset"):
         NavItem("Balance resets", "balance_resets.index", "/admin/balance-resets", "admin",
                 "Set time-off balances from a CSV file"),
+    Need("edit", "Label"):
+        NavItem("Settings", "settings.index", "/admin/settings", "admin",
+                "Labels on shifts"),
 }
 
 # The administrator's own group on the home page: the documents of the /v1 API (the API's own
