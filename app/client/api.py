@@ -30,6 +30,7 @@ from app.contract import (
 )
 from app.contract import (
     balances,
+    employment_types,
     forecasting,
     labels,
     pay_codes,
@@ -211,6 +212,12 @@ class ApiClient:
                        ) -> providers.ProviderWithRelationsPage:
         """A page of providers with their skills, team and manager."""
         return self._call("GET", "/providers", providers.ProviderWithRelationsPage, query=query)
+
+    def list_employment_types(self, query: employment_types.EmploymentTypeListQuery | None = None,
+                              ) -> employment_types.EmploymentTypePage:
+        """A page of employment types."""
+        return self._call("GET", "/employment-types", employment_types.EmploymentTypePage,
+                          query=query)
 
     def list_labels(self, query: labels.LabelListQuery | None = None) -> labels.LabelPage:
         """A page of labels."""

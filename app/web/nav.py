@@ -114,7 +114,7 @@ NAV: dict[Need, NavItem] = {
                 "Set time-off balances from a CSV file"),
     Need("edit", "Label"):
         NavItem("Settings", "settings.index", "/admin/settings", "admin",
-                "Labels on shifts"),
+                "Labels, pay codes, teams, roles and time-off policies"),
 }
 
 # The administrator's own group on the home page: the documents of the /v1 API (the API's own

@@ -1,4 +1,8 @@
-"""The administrator's settings (blueprint `settings`): an index of the settings, and labels.
+"""The administrator's settings (blueprint `settings`): an index, labels, and read-only lists.
+
+The read-only lists (pay codes, teams with their roles, roles with their colours as the schedule
+shows them, employment types, time-off policies with their accrual in words) show what the API
+lets a client read but not change; each is a page at a time (cursor paging).
 
 Labels: a list a page at a time (cursor paging), `new`/`create`, `edit`/`update` and
 `confirm_delete`/`delete`. The confirmation says where the label is in use (the shifts that carry
@@ -15,18 +19,25 @@ an error page after a form. Who may open these pages follows the API: editing la
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from flask import Blueprint, Response, abort, flash, request, url_for
 
 from app.client import ApiClient, ApiProblem
+from app.contract.employment_types import EmploymentTypeListQuery
 from app.contract.labels import LabelCreate, LabelListQuery, LabelRead, LabelUpdate
+from app.contract.pay_codes import PayCodeListQuery
+from app.contract.roles import RoleListQuery
+from app.contract.teams import TeamListQuery
+from app.contract.time_off import TimeOffPolicyListQuery
 from app.web import nav
 from app.web.auth import api, current_user
 from app.web.errors import error_page
 from app.web.forms import apply_problem
 from app.web.htmx import render, see_other
+from app.web.settings import words
 from app.web.settings.forms import DESCRIPTION_MAX, NAME_MAX, LabelForm
 
 bp = Blueprint("settings", __name__)
@@ -72,22 +83,102 @@ def index() -> Response:
     return render("settings/index.html")
 
 
+@dataclass(frozen=True)
+class Listing:
+    """One page of a settings list, with the links to the next and the first page."""
+
+    page: Any
+    next_url: str | None
+    first_url: str | None
+
+
+def _listing(endpoint: str, list_method: Any, query: type[Any],
+             *others: Callable[[], Any]) -> tuple[Listing | Response, list[Any]]:
+    """The page of `list_method` the `cursor` argument names, fetched at the same time as
+    `others` (whose results come second). A stale or tampered cursor sends the user to the
+    first page with a message."""
+    cursor = request.args.get("cursor") or None
+
+    def fetch() -> Any:
+        try:
+            return list_method(query(page_size=PAGE_SIZE, cursor=cursor))
+        except ApiProblem as problem:
+            if problem.status != 400 or cursor is None:
+                raise
+            return problem
+
+    page, *rest = ApiClient.concurrently(fetch, *others)
+    if isinstance(page, ApiProblem):
+        flash("That page is out of date. Here is the first page.", "error")
+        return see_other(url_for(endpoint)), rest
+    return Listing(page, url_for(endpoint, cursor=page.cursor) if page.cursor else None,
+                   url_for(endpoint) if cursor else None), rest
+
+
 @bp.get("/admin/settings/labels")
 def labels() -> Response:
     """The labels by name, a page at a time."""
+    listing, _ = _listing("settings.labels", _client().list_labels, LabelListQuery)
+    if isinstance(listing, Response):
+        return listing
+    return render("settings/labels.html", fragment="label_list", listing=listing)
+
+
+@bp.get("/admin/settings/pay-codes")
+def pay_codes() -> Response:
+    """The pay codes by name, each with what it pays (read-only: the API offers no writes)."""
+    listing, _ = _listing("settings.pay_codes", _client().list_pay_codes, PayCodeListQuery)
+    if isinstance(listing, Response):
+        return listing
+    return render("settings/pay_codes.html", fragment="setting_list", listing=listing,
+                  pays=words.pay_code_value)
+
+
+@bp.get("/admin/settings/teams")
+def teams() -> Response:
+    """The teams by name, each with its roles (read-only)."""
     client = _client()
-    cursor = request.args.get("cursor") or None
-    try:
-        page = client.list_labels(LabelListQuery(page_size=PAGE_SIZE, cursor=cursor))
-    except ApiProblem as problem:
-        if problem.status != 400:
-            raise
-        flash("That page of labels is out of date. Here is the first page.", "error")
-        return see_other(url_for("settings.labels"))
-    next_url = url_for("settings.labels", cursor=page.cursor) if page.cursor else None
-    first_url = url_for("settings.labels") if cursor else None
-    return render("settings/labels.html", fragment="label_list", page=page,
-                  next_url=next_url, first_url=first_url)
+    listing, (roles,) = _listing(
+        "settings.teams", client.list_teams, TeamListQuery,
+        lambda: list(client.iterate(client.list_roles, RoleListQuery(page_size=200))))
+    if isinstance(listing, Response):
+        return listing
+    by_team: dict[uuid.UUID, list[str]] = {}
+    for role in roles:
+        by_team.setdefault(role.team, []).append(role.name)
+    return render("settings/teams.html", fragment="setting_list", listing=listing,
+                  roles=by_team)
+
+
+@bp.get("/admin/settings/roles")
+def roles() -> Response:
+    """The roles by name with their team and colour, as the schedule shows them (read-only)."""
+    listing, _ = _listing("settings.roles", _client().list_roles, RoleListQuery)
+    if isinstance(listing, Response):
+        return listing
+    return render("settings/roles.html", fragment="setting_list", listing=listing)
+
+
+@bp.get("/admin/settings/employment-types")
+def employment_types() -> Response:
+    """The employment types by name, in words (read-only)."""
+    listing, _ = _listing("settings.employment_types", _client().list_employment_types,
+                          EmploymentTypeListQuery)
+    if isinstance(listing, Response):
+        return listing
+    return render("settings/employment_types.html", fragment="setting_list", listing=listing,
+                  describe=words.employment_type)
+
+
+@bp.get("/admin/settings/time-off-policies")
+def time_off_policies() -> Response:
+    """The time-off policies by name, with their pay code and accrual in words (read-only)."""
+    listing, _ = _listing("settings.time_off_policies", _client().list_time_off_policies,
+                          TimeOffPolicyListQuery)
+    if isinstance(listing, Response):
+        return listing
+    return render("settings/time_off_policies.html", fragment="setting_list", listing=listing,
+                  accrual=words.accrual)
 
 
 def _form_page(template: str, form: LabelForm, status: int = 200, **context: Any) -> Response:

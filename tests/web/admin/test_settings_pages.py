@@ -275,3 +275,52 @@ def test_delete_label_after_confirming_removes_it(aweb: Web) -> None:
     assert f"Label “{label.name}” deleted." in text
     assert _label(aweb, label.name) is None
     assert _card(aweb, label.id) is None
+
+
+@pytest.mark.parametrize(("url", "heading", "card"), [
+    ("/admin/settings/pay-codes", "Pay codes",
+     "On-call stipend Short name ONC Pays $50.00 Colour #F58518"),
+    ("/admin/settings/pay-codes", "Pay codes", "Overtime Short name OT Pays \u00d71.5 per hour"),
+    ("/admin/settings/teams", "Teams",
+     "Emergency Short name ED Roles Physician, Registered Nurse"),
+    ("/admin/settings/roles", "Roles", "Physician Team Emergency Colour #D62728"),
+    ("/admin/settings/employment-types", "Employment types",
+     "Per diem Kind Contractor, paid by the hour, temporary"),
+    ("/admin/settings/time-off-policies", "Time-off policies",
+     "Sick leave Counted in days Paid as Unpaid Balance Keeps no balance"),
+    ("/admin/settings/time-off-policies", "Time-off policies",
+     "Paid time off Counted in hours Paid as Paid time off About Accrues every pay period"),
+])
+def test_read_only_settings_list_what_the_api_has(aweb: Web, url: str, heading: str,
+                                                  card: str) -> None:
+    index = aweb.client.get("/admin/settings").get_data(as_text=True)
+    assert f'href="{url}"' in index
+    page = aweb.client.get(url)
+    assert page.status_code == 200
+    html = page.get_data(as_text=True)
+    assert f"<h1>{heading}</h1>" in html
+    cards = [_text(c) for c in re.findall(r'<li class="record-card".*?</li>\s*(?=<li|</ol>)',
+                                          html, re.S)]
+    assert any(c.startswith(card) for c in cards), cards
+    assert "Edit" not in _text(html.split("<main", 1)[1])  # nothing to change here
+    fragment = aweb.client.get(url, headers=HX)
+    assert fragment.get_data(as_text=True).strip().startswith('<section id="setting-list"')
+
+
+def test_roles_show_the_schedules_colour_beside_its_code(aweb: Web) -> None:
+    html = aweb.client.get("/admin/settings/roles").get_data(as_text=True)
+    role = uid("role:Emergency:Physician")
+    assert '<link rel="stylesheet" href="/manage/schedule/roles.css"' in html
+    assert f'<span class="role-swatch role-{role}" aria-hidden="true"></span>#D62728' in html
+
+
+@pytest.mark.parametrize("url", ["/admin/settings/pay-codes", "/admin/settings/teams",
+                                 "/admin/settings/roles", "/admin/settings/employment-types",
+                                 "/admin/settings/time-off-policies"])
+def test_read_only_settings_are_refused_to_other_roles_and_survive_a_bad_cursor(
+        web: Web, aweb: Web, url: str) -> None:
+    web.sign_in("manager@example.com")
+    assert web.client.get(url).status_code == 403
+    response = aweb.client.get(f"{url}?cursor=tampered")
+    assert response.status_code == 303
+    assert response.headers["Location"] == url
