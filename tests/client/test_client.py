@@ -21,6 +21,7 @@ from app.client import (
     VersionConflict,
     build_http,
 )
+from app.contract.labels import LabelCreate, LabelUpdate
 from app.contract.shifts import ShiftCreate, ShiftListQuery, ShiftUpdate
 from app.contract.teams import TeamListQuery
 from app.contract.time_off import TimeOffRequestListQuery
@@ -192,3 +193,17 @@ def test_maintenance_mode_raises_maintenance(fresh_api, signing_key_path, world)
     finally:
         http.close()
         app.extensions["shiftdesk"].db.dispose()
+
+
+def test_label_methods_round_trip(fresh_api, fresh_http):
+    client = ApiClient(fresh_http, fresh_api.token("admin@example.com"))
+    created = client.create_label(LabelCreate(name="Preceptor", color="#17BECF"))
+    saved = client.update_label(created.id, LabelUpdate(name="Lead preceptor"))
+    assert (saved.name, saved.color) == ("Lead preceptor", "#17BECF")
+    assert client.get_label(created.id) == saved
+    usage = client.label_usage(created.id)
+    assert (usage.label_id, usage.shift_count, usage.teams) == (created.id, 0, [])
+    client.delete_label(created.id)
+    with pytest.raises(NotFound) as caught:
+        client.get_label(created.id)
+    assert caught.value.code == "label-not-found"
