@@ -30,6 +30,7 @@ from app.contract import (
 )
 from app.contract import (
     balances,
+    employment_types,
     forecasting,
     labels,
     pay_codes,
@@ -212,9 +213,36 @@ class ApiClient:
         """A page of providers with their skills, team and manager."""
         return self._call("GET", "/providers", providers.ProviderWithRelationsPage, query=query)
 
+    def list_employment_types(self, query: employment_types.EmploymentTypeListQuery | None = None,
+                              ) -> employment_types.EmploymentTypePage:
+        """A page of employment types."""
+        return self._call("GET", "/employment-types", employment_types.EmploymentTypePage,
+                          query=query)
+
     def list_labels(self, query: labels.LabelListQuery | None = None) -> labels.LabelPage:
         """A page of labels."""
         return self._call("GET", "/settings/labels", labels.LabelPage, query=query)
+
+    def get_label(self, label_id: uuid.UUID) -> labels.LabelRead:
+        """One label."""
+        return self._call("GET", f"/settings/labels/{_id(label_id)}", labels.LabelRead)
+
+    def create_label(self, body: labels.LabelCreate) -> labels.LabelRead:
+        """Create a label."""
+        return self._call("POST", "/settings/labels", labels.LabelRead, body=body)
+
+    def update_label(self, label_id: uuid.UUID, body: labels.LabelUpdate) -> labels.LabelRead:
+        """Change a label (the members set on `body`)."""
+        return self._call("PUT", f"/settings/labels/{_id(label_id)}", labels.LabelRead,
+                          body=body)
+
+    def delete_label(self, label_id: uuid.UUID) -> None:
+        """Delete a label: it comes off every shift segment that carried it."""
+        self._delete(f"/settings/labels/{_id(label_id)}")
+
+    def label_usage(self, label_id: uuid.UUID) -> labels.LabelUsage:
+        """Where a label is in use: its shifts by team (extension)."""
+        return self._call("GET", f"/settings/labels/{_id(label_id)}/usage", labels.LabelUsage)
 
     def list_pay_codes(self, query: pay_codes.PayCodeListQuery | None = None,
                        ) -> pay_codes.PayCodePage:

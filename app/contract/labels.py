@@ -33,6 +33,23 @@ class LabelRead(ApiModel):
     color: HexColor
 
 
+class LabelTeamUsage(ApiModel):
+    """How many shifts of one team carry a label (`teamId` null: shifts of no team)."""
+
+    team_id: Id | None
+    team_name: str | None
+    shift_count: int
+
+
+class LabelUsage(ApiModel):
+    """Where a label is in use (extension): the shifts whose segments carry it, by team."""
+
+    label_id: Id
+    shift_count: int = Field(description="Shifts with at least one segment carrying the label.")
+    upcoming_shift_count: int = Field(description="Of those, the shifts that have not ended.")
+    teams: list[LabelTeamUsage] = Field(description="The shifts by team, most shifts first.")
+
+
 class LabelPage(Page[LabelRead]):
     """A page of labels."""
 

@@ -32,6 +32,7 @@ from app.web.manage_time_off.views import bp as manage_time_off_bp
 from app.web.manage_timesheets.views import bp as manage_timesheets_bp
 from app.web.pay_rules.views import bp as pay_rules_bp
 from app.web.reports.views import bp as reports_bp
+from app.web.settings.views import bp as settings_bp
 from app.web.shifts.views import bp as shifts_bp
 from app.web.signin.views import bp as signin_bp
 from app.web.slots.views import bp as slots_bp
@@ -48,6 +49,7 @@ AREAS: tuple[Blueprint, ...] = (
     pay_rules_bp,  # administrators
     balance_resets_bp,  # administrators
     reports_bp,  # administrators and managers (issue 19)
+    settings_bp,  # administrators (issue 19)
     demand_forecast_bp,  # managers and administrators (issue 18)
 )
 

@@ -115,6 +115,9 @@ NAV: dict[Need, NavItem] = {
     Need("create", "Report"):
         NavItem("Reports", "reports.index", "/admin/reports", "manager",
                 "Run reports and download their files", admin_group="admin"),
+    Need("edit", "Label"):
+        NavItem("Settings", "settings.index", "/admin/settings", "admin",
+                "Labels, pay codes, teams, roles and time-off policies"),
 }
 
 # The administrator's own group on the home page: the documents of the /v1 API (the API's own

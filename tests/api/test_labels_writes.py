@@ -127,3 +127,43 @@ def test_delete_label_is_unauthorized_for_a_manager(fresh_api):
     _problem(fresh_api.delete(f"{LABELS}/{uid('label:float')}", user=MANAGER), 403,
              "unauthorized")
     assert fresh_api.get(f"{LABELS}/{uid('label:float')}").status_code == 200
+
+
+def test_label_usage_counts_the_shifts_carrying_it_by_team(fresh_api):
+    charge = str(uid("label:charge"))
+    shifts = [s for page in fresh_api.walk("/v1/shifts", page_size=200) for s in page
+              if any(charge in seg["labels"] for seg in s["segments"])]
+
+    response = fresh_api.get(f"{LABELS}/{charge}/usage")
+
+    assert response.status_code == 200, response.get_json()
+    body = response.get_json()
+    assert body["labelId"] == charge
+    assert body["shiftCount"] == len(shifts) > 0
+    assert sum(t["shiftCount"] for t in body["teams"]) == len(shifts)
+    teams = {t["id"]: t["name"] for page in fresh_api.walk("/v1/teams", page_size=200)
+             for t in page}
+    assert all(teams[t["teamId"]] == t["teamName"] for t in body["teams"])
+    counts = [t["shiftCount"] for t in body["teams"]]
+    assert counts == sorted(counts, reverse=True)
+    assert 0 <= body["upcomingShiftCount"] <= body["shiftCount"]
+
+
+def test_label_usage_of_a_new_label_is_empty(fresh_api):
+    created = _create(fresh_api)
+    body = fresh_api.get(f"{LABELS}/{created['id']}/usage").get_json()
+    assert body == {"labelId": created["id"], "shiftCount": 0, "upcomingShiftCount": 0,
+                    "teams": []}
+
+
+def test_label_usage_answers_not_found_and_is_unauthorized_for_a_manager(fresh_api):
+    _problem(fresh_api.get(f"{LABELS}/{uuid.uuid4()}/usage"), 404, "label-not-found")
+    body = _problem(fresh_api.get(f"{LABELS}/{uid('label:charge')}/usage", user=MANAGER), 403,
+                    "unauthorized")
+    assert body["resource"] == "Label"
+
+
+def test_label_usage_is_an_extension_in_openapi(api):
+    document = api.get("/v1/openapi.json").get_json()
+    operation = document["paths"]["/v1/settings/labels/{labelId}/usage"]["get"]
+    assert operation["x-shiftdesk-extension"] is True

@@ -21,6 +21,7 @@ from app.client import (
     VersionConflict,
     build_http,
 )
+from app.contract.labels import LabelCreate, LabelUpdate
 from app.contract.reports import ReportListQuery, ReportRunListQuery
 from app.contract.shifts import ShiftCreate, ShiftListQuery, ShiftUpdate
 from app.contract.teams import TeamListQuery
@@ -205,3 +206,17 @@ def test_report_catalog_and_runs_come_back_typed(api, http, world):
     assert [run.created_by.id for run in mine.items] == [world.admin]
     theirs = admin.list_report_runs(ReportRunListQuery(created_by=world.manager))
     assert theirs.items == []
+
+
+def test_label_methods_round_trip(fresh_api, fresh_http):
+    client = ApiClient(fresh_http, fresh_api.token("admin@example.com"))
+    created = client.create_label(LabelCreate(name="Preceptor", color="#17BECF"))
+    saved = client.update_label(created.id, LabelUpdate(name="Lead preceptor"))
+    assert (saved.name, saved.color) == ("Lead preceptor", "#17BECF")
+    assert client.get_label(created.id) == saved
+    usage = client.label_usage(created.id)
+    assert (usage.label_id, usage.shift_count, usage.teams) == (created.id, 0, [])
+    client.delete_label(created.id)
+    with pytest.raises(NotFound) as caught:
+        client.get_label(created.id)
+    assert caught.value.code == "label-not-found"

@@ -1,4 +1,4 @@
-"""Labels: list, get, create, update (PUT with optional members) and delete.
+"""Labels: list, get, create, update (PUT with optional members) and delete, and where one is used.
 
 Any signed-in user may read labels (shift segments carry them); writes need the `Label` subject,
 which only admins hold by default. Queries and writes live in `app.api.services.settings`; the
@@ -17,7 +17,14 @@ from app.api.auth import Actor
 from app.api.pagination import Paginator
 from app.api.routing import endpoint
 from app.api.services import settings as settings_service
-from app.contract.labels import LabelCreate, LabelListQuery, LabelPage, LabelRead, LabelUpdate
+from app.contract.labels import (
+    LabelCreate,
+    LabelListQuery,
+    LabelPage,
+    LabelRead,
+    LabelUpdate,
+    LabelUsage,
+)
 
 
 @endpoint("GET", "/settings/labels", summary="List labels", query=LabelListQuery,
@@ -64,3 +71,15 @@ def update_label(session: Session, actor: Actor, body: LabelUpdate,
 def delete_label(session: Session, actor: Actor, label_id: uuid.UUID) -> None:
     """Delete a label; it disappears from every shift segment that carried it."""
     settings_service.delete_label(session, actor=actor, label_id=label_id)
+
+
+@endpoint("GET", "/settings/labels/<label_id>/usage", summary="Where a label is in use",
+          response=LabelUsage, codes=["unauthorized", "label-not-found"], tag="Labels",
+          extension=True, permits=[("edit", "Label")])
+def get_label_usage(session: Session, actor: Actor, label_id: uuid.UUID) -> LabelUsage:
+    """The shifts whose segments carry the label, counted by team, and how many have not ended.
+
+    Asked before deleting a label (which takes it off all of those shifts).
+    """
+    return settings_service.label_usage(session, actor=actor, label_id=label_id,
+                                        now=datetime.now(UTC))

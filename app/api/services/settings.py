@@ -10,16 +10,22 @@ from __future__ import annotations
 import uuid
 from datetime import datetime
 
-from sqlalchemy import select
+from sqlalchemy import distinct, func, select
 from sqlalchemy.orm import Session
 
 from app.api.auth import Actor
-from app.api.models import Label, PayCode
+from app.api.models import Label, PayCode, Shift, ShiftSegment, Team, segment_labels
 from app.api.pagination import Paginator, SortKey
 from app.api.problems import not_found
 from app.api.services import locator
 from app.api.subjects import LABEL
-from app.contract.labels import LabelCreate, LabelListQuery, LabelUpdate
+from app.contract.labels import (
+    LabelCreate,
+    LabelListQuery,
+    LabelTeamUsage,
+    LabelUpdate,
+    LabelUsage,
+)
 from app.contract.pay_codes import PayCodeListQuery
 
 
@@ -87,6 +93,33 @@ def delete_label(session: Session, *, actor: Actor, label_id: uuid.UUID) -> None
     actor.require("create", "Label", fields)
     session.delete(label)
     session.flush()
+
+
+def label_usage(session: Session, *, actor: Actor, label_id: uuid.UUID,
+                now: datetime) -> LabelUsage:
+    """Count the shifts whose segments carry the label, by team, and those not yet ended.
+
+    Needs edit Label (it is asked before changing or deleting one). One query whatever the
+    number of shifts. Raises `label-not-found`, `unauthorized`.
+    """
+    label = get_label(session, label_id=label_id)
+    actor.require("edit", "Label", LABEL.of(label))
+    shifts = (select(Shift.id, Shift.team_id, Shift.end_date)
+              .join(ShiftSegment, ShiftSegment.shift_id == Shift.id)
+              .join(segment_labels, segment_labels.c.segment_id == ShiftSegment.id)
+              .where(segment_labels.c.label_id == label_id)
+              .distinct().subquery())
+    rows = session.execute(
+        select(shifts.c.team_id, Team.name, func.count(distinct(shifts.c.id)),
+               func.count(distinct(shifts.c.id)).filter(shifts.c.end_date > now))
+        .outerjoin(Team, Team.id == shifts.c.team_id)
+        .group_by(shifts.c.team_id, Team.name)
+    ).all()
+    teams = sorted(rows, key=lambda r: (-r[2], r[1] or "\uffff"))
+    return LabelUsage(
+        label_id=label_id, shift_count=sum(r[2] for r in rows),
+        upcoming_shift_count=sum(r[3] for r in rows),
+        teams=[LabelTeamUsage(team_id=r[0], team_name=r[1], shift_count=r[2]) for r in teams])
 
 
 def list_pay_codes(
