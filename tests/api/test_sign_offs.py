@@ -361,7 +361,7 @@ def test_claim_checks_report_a_signed_off_range_as_the_claim_answers_it(fresh_ap
                        "detail": claimed["detail"], "signOffId": made["id"]}
     assert claimed["signOffId"] == made["id"]
     assert fresh_api.delete(f"{SIGN_OFFS}/{made['id']}", user=ADMIN).status_code == 204
-    assert check() == {"shiftId": shift_id, "claimable": True, "refusals": []}
+    assert check() == {"shiftId": shift_id, "claimable": True, "refusals": [], "neededMinutes": 0}
 
 
 def test_approve_time_off_that_changes_signed_off_shifts_is_refused_until_reopened(fresh_api,

@@ -394,14 +394,22 @@ class Browse:
         if reuse and kept is not None and time.monotonic() - kept.made < KEEP_SIGN_IN:
             self._enter(kept)
             self.goto(start)
-            return
-        self.goto(start)
+            if not self._on_sign_in_form():
+                return
+            # Signed out since (signing out ends every session of the person): sign in anew.
+            del _SIGNED_IN[key]
+        else:
+            self.goto(start)
         self.fill_credentials(email, password)
         if reuse:
             stored = self.site.session(self.context)
             if stored.get("auth"):
                 _SIGNED_IN[key] = _SignedIn(copy.deepcopy(stored), self.context.cookies(),
                                             time.monotonic())
+
+    def _on_sign_in_form(self) -> bool:
+        """Whether the tab shows the provider's sign-in form."""
+        return self.page.get_by_label("Email address").count() > 0
 
     def _enter(self, kept: _SignedIn) -> None:
         """Give the tab a new UI session holding a copy of `kept`, and its cookies."""
