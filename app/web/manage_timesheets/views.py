@@ -65,6 +65,7 @@ from app.contract.timekeeping import (
     TimesheetRead,
     TimesheetWeek,
 )
+from app.web import run_files
 from app.web.auth import api, current_user
 from app.web.forms import BaseForm
 from app.web.htmx import is_partial, render, render_macro, see_other, target
@@ -926,16 +927,8 @@ def download_export(run_id: uuid.UUID) -> Response:
     problem = export.problem
     if problem is None and export.run is not None and export.run.status != "completed":
         problem = "The export is not ready yet; wait until it says it is complete."
-    if problem is None:
-        try:
-            file = client.report_file(client.report_download(run_id).url)
-        except ApiProblem as refused:
-            if refused.status >= 500:
-                raise
-            problem = refused.detail
-    if problem is not None:
-        flash(problem, "error")
-        return see_other(back)
-    name = "".join(c for c in file.name if c.isalnum() or c in "-_.") or "payroll.csv"
-    return Response(file.content, mimetype=file.media_type,
-                    headers={"Content-Disposition": f'attachment; filename="{name}"'})
+    answer = problem if problem is not None else run_files.fetch(client, run_id, "payroll.csv")
+    if isinstance(answer, Response):
+        return answer
+    flash(answer, "error")
+    return see_other(back)

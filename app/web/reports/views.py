@@ -35,7 +35,7 @@ from app.contract.reports import (
     ReportRunRead,
 )
 from app.contract.teams import TeamListQuery
-from app.web import nav
+from app.web import nav, run_files
 from app.web.auth import api, current_user
 from app.web.forms import apply_problem
 from app.web.htmx import is_partial, render, see_other
@@ -195,19 +195,9 @@ def download(run_id: uuid.UUID) -> Response:
     run = _own_run(client, current_user().id, run_id)
     if run is None:
         abort(404)
-    problem: str | None = None
-    if run.status != "completed":
-        problem = "The report is not ready yet; wait until it says it is ready."
-    else:
-        try:
-            file = client.report_file(client.report_download(run_id).url)
-        except ApiProblem as refused:
-            if refused.status >= 500:
-                raise
-            problem = refused.detail
-    if problem is not None:
-        flash(problem, "error")
-        return see_other(url_for("reports.show", run_id=run_id))
-    name = "".join(c for c in file.name if c.isalnum() or c in "-_.") or "report.csv"
-    return Response(file.content, mimetype=file.media_type,
-                    headers={"Content-Disposition": f'attachment; filename="{name}"'})
+    answer = ("The report is not ready yet; wait until it says it is ready."
+              if run.status != "completed" else run_files.fetch(client, run_id, "report.csv"))
+    if isinstance(answer, Response):
+        return answer
+    flash(answer, "error")
+    return see_other(url_for("reports.show", run_id=run_id))
