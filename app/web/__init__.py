@@ -19,7 +19,7 @@ from flask_compress import Compress
 
 from app.client import build_http
 from app.config import Settings
-from app.web import auth, errors, filters, htmx, nav, security
+from app.web import assets, auth, errors, filters, htmx, nav, security
 from app.web import session as sessions
 from app.web.appointment_types.views import bp as appointment_types_bp
 from app.web.appointments.views import bp as appointments_bp
@@ -93,7 +93,7 @@ def _compressor(app: Flask, state: WebState) -> None:
     compress = Compress(app)
 
     def compressed(response: Response) -> Response:
-        if request.endpoint == "static" and response.status_code == 200:
+        if request.endpoint in security.STATIC_ENDPOINTS and response.status_code == 200:
             # A static file is a stream; read it into memory (it closes with the response)
             # so it is compressed whole, with a Content-Length, like a page.
             response.direct_passthrough = False
@@ -115,7 +115,7 @@ def _when_sessions_are_down(issuer_path: str) -> Callable[[], Response | None]:
     def answer() -> Response | None:
         """A UI page while the session store (Redis) is unreachable: a clear 503 page (static
         files, the API and the sign-in provider need no UI session and carry on)."""
-        if (not sessions.store_down() or request.endpoint == "static"
+        if (not sessions.store_down() or request.endpoint in security.STATIC_ENDPOINTS
                 or not security.is_ui_path(request.path, issuer_path=issuer_path)):
             return None
         return errors.error_page(
@@ -146,6 +146,7 @@ def init_app(app: Flask, settings: Settings | None = None) -> WebState:
     security.install(app, issuer=issuer, issuer_path=issuer_path)
     errors.install(app, issuer_path=issuer_path)
     filters.install(app, settings.zone)
+    assets.install(app)
     _compressor(app, state)
     for blueprint in AREAS:
         register_area(app, blueprint)

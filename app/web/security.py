@@ -32,9 +32,14 @@ def public(view: F) -> F:
     return view
 
 
+STATIC_ENDPOINTS = frozenset({"static", "styles"})
+"""Files every visitor may fetch, the same for everyone: static files and the stylesheet
+bundle (`app.web.assets`)."""
+
+
 def is_public_endpoint(endpoint: str | None) -> bool:
     """Whether the endpoint's view was marked `@public` (static files count as public)."""
-    if endpoint is None or endpoint == "static":
+    if endpoint is None or endpoint in STATIC_ENDPOINTS:
         return True
     view = current_app.view_functions.get(endpoint)
     return bool(getattr(view, "shiftdesk_public", False))
@@ -188,7 +193,7 @@ def install(app: Flask, *, issuer: str, issuer_path: str) -> None:
         headers.setdefault("X-Content-Type-Options", "nosniff")
         headers.setdefault("Referrer-Policy", "same-origin")
         headers.setdefault("X-Frame-Options", "DENY")
-        if request.endpoint != "static":
+        if request.endpoint not in STATIC_ENDPOINTS:
             headers.setdefault("Content-Security-Policy", policy)
             # Pages carry personal data and may be opened on shared ward computers.
             headers.setdefault("Cache-Control", "no-store")

@@ -81,6 +81,7 @@ def test_pages_answer_503_while_redis_is_down_and_recover(
     assert partial.status_code == 503
     with web.client.get("/static/css/app.css") as stylesheet:  # a file: close it when read
         assert stylesheet.status_code == 200
+    assert web.client.get("/assets/styles-0000000000000000.css").status_code == 200
     assert web.client.get("/v1/openapi.json").status_code == 200
     assert web.client.get("/auth/.well-known/openid-configuration").status_code == 200
 

@@ -14,11 +14,54 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import date, datetime
+from functools import lru_cache
 from zoneinfo import ZoneInfo
+
+from markupsafe import Markup, escape
 
 from app.contract.forecasting import CoverageInterval, CoverageRead
 from app.web.filters import format_headcount as heads
 from app.web.filters import format_time
+
+
+@dataclass(frozen=True)
+class Figures:
+    """What a cell says about its numbers, whatever the hour: its state, its visible mark and
+    the words a screen reader hears after the time of day."""
+
+    state: str
+    mark: str
+    text: str
+
+
+@lru_cache(maxsize=4096)
+def figures(demand: float, scheduled: float, open: float, gap: float) -> Figures:
+    """The cell's `Figures`: `short`, `over`, `met`, or `quiet` (nobody needed and nobody
+    there); the mark minus 1 when short by one, +2 when two over, a tick when met, nothing when
+    quiet; the words "2 needed, 1 scheduled, 1 short". Cached: a week's cells repeat a handful
+    of figures."""
+    if gap > 0:
+        state, mark, tail = "short", f"\u2212{heads(gap)}", f", {heads(gap)} short"
+    elif gap < 0:
+        state, mark, tail = "over", f"+{heads(-gap)}", f", {heads(-gap)} over"
+    elif demand:
+        state, mark, tail = "met", "\u2713", ", covered"
+    else:
+        state, mark, tail = "quiet", "", ""
+    offered = f", {heads(open)} in open shifts" if open else ""
+    return Figures(state, mark,
+                   f"{heads(demand)} needed, {heads(scheduled)} scheduled{tail}{offered}")
+
+
+@lru_cache(maxsize=4096)
+def _cell_html(said: Figures, clock: str) -> str:
+    mark = f'<span aria-hidden="true">{escape(said.mark)}</span>' if said.mark else ""
+    return (f'<span class="cov-cell cov-{said.state}">{mark}<span class="visually-hidden">'
+            f'{escape(clock)}: {escape(said.text)}</span></span>')
+
+
+_SKIPPED = ('<span class="cov-cell cov-none"><span class="visually-hidden">No such hour: the '
+            'clocks go forward</span></span>')
 
 
 @dataclass(frozen=True)
@@ -33,39 +76,25 @@ class Hour:
     gap: float
 
     @property
+    def said(self) -> Figures:
+        """What the cell says of its numbers."""
+        return figures(self.demand, self.scheduled, self.open, self.gap)
+
+    @property
     def state(self) -> str:
         """`short`, `over`, `met`, or `quiet` (nobody needed and nobody there)."""
-        if self.gap > 0:
-            return "short"
-        if self.gap < 0:
-            return "over"
-        return "met" if self.demand else "quiet"
+        return self.said.state
 
     @property
     def mark(self) -> str:
         """The cell's visible text: minus 1 when short by one, +2 when two over, a tick when met,
         nothing when quiet."""
-        return {"short": f"\u2212{heads(self.gap)}", "over": f"+{heads(-self.gap)}",
-                "met": "\u2713", "quiet": ""}[self.state]
+        return self.said.mark
 
     def words(self, zone: ZoneInfo, clock: str | None = None) -> str:
         """The cell for a screen reader: "7:00 AM: 2 needed, 1 scheduled, 1 short" (`clock`:
         the start's time of day, when the caller has it already)."""
-        head = f"{clock or format_time(self.start, zone)}: {heads(self.demand)} needed, " \
-               f"{heads(self.scheduled)} scheduled"
-        tail = {"short": f", {heads(self.gap)} short", "over": f", {heads(-self.gap)} over",
-                "met": ", covered", "quiet": ""}[self.state]
-        offered = f", {heads(self.open)} in open shifts" if self.open else ""
-        return head + tail + offered
-
-
-@dataclass(frozen=True)
-class Cell:
-    """An hour as the strip shows it: its state, its mark and its words."""
-
-    state: str
-    mark: str
-    words: str
+        return f"{clock or format_time(self.start, zone)}: {self.said.text}"
 
 
 @dataclass
@@ -80,21 +109,27 @@ class Day:
     """Times of day already put in words, shared by the strip's days (a week's 168 hours
     recur in every role)."""
 
-    def at(self, hour: int) -> list[Cell]:
-        """The cells starting in local hour `hour`."""
-        assert self.zone is not None
-        found = []
-        for h in self.hours.get(hour, []):
-            clock = self.clocks.get(h.start)
-            if clock is None:
-                clock = self.clocks[h.start] = format_time(h.start, self.zone)
-            found.append(Cell(h.state, h.mark, h.words(self.zone, clock)))
-        return found
+    def row(self) -> Markup:
+        """The day's 24 `<td>` of the strip, midnight first: each cell its mark (hidden from
+        screen readers) and its words with the time of day (shown only to them); the hour the
+        clocks skip says so.
 
-    @property
-    def cells(self) -> list[list[Cell]]:
-        """The day's cells hour by hour, midnight first (what a row of the strip shows)."""
-        return [self.at(hour) for hour in range(24)]
+        Built here rather than in the template: a week is 168 cells per role, and a template
+        loop over them cost more than the rest of the schedule page's markup.
+        """
+        assert self.zone is not None
+        html = []
+        for hour in range(24):
+            html.append('<td class="cov-slot">')
+            for h in self.hours.get(hour) or ():
+                clock = self.clocks.get(h.start)
+                if clock is None:
+                    clock = self.clocks[h.start] = format_time(h.start, self.zone)
+                html.append(_cell_html(h.said, clock))
+            if not self.hours.get(hour):
+                html.append(_SKIPPED)
+            html.append("</td>")
+        return Markup("".join(html))
 
 
 @dataclass
