@@ -27,6 +27,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from flask import Flask
+from markupsafe import Markup, escape
 
 from app.contract.common import parse_timestamp
 
@@ -89,6 +90,19 @@ def format_time_range(start: datetime | str, end: datetime | str, zone: ZoneInfo
     text = f"{format_time(first, zone)} {DASH} {format_time(last, zone)}"
     later = next_day_count(first, last, zone)
     return f"{text} +{later}" if later > 0 else text
+
+
+def clock_range(start: datetime | str, end: datetime | str, zone: ZoneInfo) -> Markup:
+    """`7:00 PM - 7:30 AM +1` (an en dash) as markup: each end a `<time datetime>`, the "+1"
+    read out as "+1 day". What `time_range` of `_macros/time.html` writes when no other day is
+    named, built here because a schedule page writes it for every shift."""
+    later = next_day_count(start, end, zone)
+    tail = (f' <span class="next-day">+{later}<span class="visually-hidden"> '
+            f'day{"s" if later > 1 else ""}</span></span>') if later > 0 else ""
+    return Markup(f'<time datetime="{escape(iso_instant(start))}">'
+                  f'{escape(format_time(start, zone))}</time> {DASH} '
+                  f'<time datetime="{escape(iso_instant(end))}">{escape(format_time(end, zone))}'
+                  f'</time>{tail}')
 
 
 def next_day_count(start: datetime | str, end: datetime | str, zone: ZoneInfo) -> int:
@@ -257,6 +271,7 @@ def install(app: Flask, zone: ZoneInfo) -> None:
         local_date=local_date,
         local_datetime=local_datetime,
         time_range=lambda start, end: format_time_range(start, end, zone),
+        clock_range=lambda start, end: clock_range(start, end, zone),
         next_days=lambda start, end: next_day_count(start, end, zone),
         hours_minutes=format_minutes,
         duration_hours=format_hours,

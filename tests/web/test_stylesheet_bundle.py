@@ -22,7 +22,8 @@ def _stylesheets(html: str) -> list[str]:
 def test_a_page_links_one_stylesheet_holding_every_file_in_order(web):
     web.sign_in("manager@example.com")
     links = _stylesheets(web.client.get("/").get_data(as_text=True))
-    assert len(links) == 1 and re.fullmatch(r"/assets/styles-[0-9a-f]{16}\.css", links[0])
+    assert len(links) == 1
+    assert re.fullmatch(r"/assets/styles-[0-9a-f]{16}\.css", links[0])
     response = web.client.get(links[0])
     assert response.status_code == 200
     assert response.mimetype == "text/css"

@@ -26,6 +26,8 @@ from app.contract.common import Id
 MINUTES_A_DAY = 24 * 60
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 SECOND = timedelta(seconds=1)
+ONE = Fraction(1)
+"""One person: the count of every working segment (checked by identity in `spread`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,7 +38,7 @@ class Load:
     role_id: Id
     start: datetime
     end: datetime
-    count: Fraction = Fraction(1)
+    count: Fraction = ONE
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,10 +148,13 @@ def spread(bounds: Sequence[datetime], loads: Iterable[Load], scale: int = 1,
     seconds: dict[datetime, int] = {}
     for load in loads:
         count = load.count
-        units, rest = divmod(count.numerator * scale, count.denominator)
-        assert not rest, "the scale must make every count whole"
-        if not units:
-            continue
+        if count is ONE:  # a person: most loads, spared the fraction's arithmetic
+            units = scale
+        else:
+            units, rest = divmod(count.numerator * scale, count.denominator)
+            assert not rest, "the scale must make every count whole"
+            if not units:
+                continue
         start, end = seconds.get(load.start), seconds.get(load.end)
         if start is None:
             start = seconds[load.start] = _epoch_seconds(load.start)

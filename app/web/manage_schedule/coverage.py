@@ -53,8 +53,9 @@ def figures(demand: float, scheduled: float, open: float, gap: float) -> Figures
                    f"{heads(demand)} needed, {heads(scheduled)} scheduled{tail}{offered}")
 
 
-@lru_cache(maxsize=4096)
-def _cell_html(said: Figures, clock: str) -> str:
+@lru_cache(maxsize=8192)
+def _cell_html(clock: str, demand: float, scheduled: float, open: float, gap: float) -> str:
+    said = figures(demand, scheduled, open, gap)
     mark = f'<span aria-hidden="true">{escape(said.mark)}</span>' if said.mark else ""
     return (f'<span class="cov-cell cov-{said.state}">{mark}<span class="visually-hidden">'
             f'{escape(clock)}: {escape(said.text)}</span></span>')
@@ -119,16 +120,16 @@ class Day:
         """
         assert self.zone is not None
         html = []
+        clocks = self.clocks
         for hour in range(24):
+            held = self.hours.get(hour)
             html.append('<td class="cov-slot">')
-            for h in self.hours.get(hour) or ():
-                clock = self.clocks.get(h.start)
+            for h in held or ():
+                clock = clocks.get(h.start)
                 if clock is None:
-                    clock = self.clocks[h.start] = format_time(h.start, self.zone)
-                html.append(_cell_html(h.said, clock))
-            if not self.hours.get(hour):
-                html.append(_SKIPPED)
-            html.append("</td>")
+                    clock = clocks[h.start] = format_time(h.start, self.zone)
+                html.append(_cell_html(clock, h.demand, h.scheduled, h.open, h.gap))
+            html.append(f"{'' if held else _SKIPPED}</td>")
         return Markup("".join(html))
 
 

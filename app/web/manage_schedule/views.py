@@ -88,6 +88,7 @@ from app.web.manage_time_off.forms import options
 bp = Blueprint("manage_schedule", __name__)
 
 TEMPLATE = "manage_schedule/index.html"
+_STAND_IN = uuid.UUID(int=0)  # the shift id in an editor address built once per page
 
 
 @dataclass(frozen=True)
@@ -145,6 +146,7 @@ class Week:
     pay_codes: list[PayCodeRead] = field(default_factory=list)
     resend: list[tuple[str, str]] = field(default_factory=list)  # "Apply my change" fields
     _urls: dict[str, str] = field(default_factory=dict)
+    _names: dict[str, str] = field(default_factory=dict)  # `rows` by provider id
     grid: dict[tuple[str, date], list[ShiftRead]] = field(default_factory=dict)
     rows: list[tuple[str, str]] = field(default_factory=list)
     compare: list[Comparison] = field(default_factory=list)
@@ -189,11 +191,17 @@ class Week:
         return url_for(endpoint, **values) + "?" + self._args()
 
     def edit_url(self, shift: ShiftRead, view: str) -> str:
-        """The address of `shift`'s editor in the day agenda or the week grid."""
+        """The address of `shift`'s editor in the day agenda or the week grid (the page has one
+        per shift: the address is built once with a stand-in id)."""
         day = local_day(shift.start_date) if view == "day" else None
-        return url_for("manage_schedule.edit", shift_id=shift.id) + "?" + self._args(
-            view=view, day=day.isoformat() if day else None,
-            week=week_start(day).isoformat() if day else self.start.isoformat())
+        key = f"edit-{view}-{day}"
+        base = self._urls.get(key)
+        if base is None:
+            base = self._urls[key] = url_for("manage_schedule.edit", shift_id=_STAND_IN) + \
+                "?" + self._args(view=view, day=day.isoformat() if day else None,
+                                 week=week_start(day).isoformat() if day
+                                 else self.start.isoformat())
+        return base.replace(str(_STAND_IN), str(shift.id), 1)
 
     def new_url(self, provider: str = "", day: date | None = None, view: str | None = None,
                 ) -> str:
@@ -267,10 +275,9 @@ class Week:
         """A provider's name ("Open shift" for none)."""
         if not provider_id:
             return "Open shift"
-        for pid, name in self.rows:
-            if pid == str(provider_id):
-                return name
-        return "Someone outside this team"
+        if len(self._names) != len(self.rows):  # built once, again if rows were added
+            self._names = dict(self.rows)
+        return self._names.get(str(provider_id), "Someone outside this team")
 
     @staticmethod
     def next_day(shift: ShiftRead) -> bool:
