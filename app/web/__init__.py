@@ -76,6 +76,18 @@ def _nav_menu() -> list[nav.NavItem]:
         raise
 
 
+def _nav_groups() -> list[tuple[nav.Group, list[nav.NavItem]]]:
+    """The signed-in user's menu by kind of work; on error pages, none."""
+    if not auth.signed_in():
+        return []
+    try:
+        return nav.header(auth.current_user(), current_app.view_functions)
+    except Exception:
+        if g.get("shiftdesk_error"):
+            return []
+        raise
+
+
 def _user_name() -> str | None:
     user = flask_session.get(auth.USER_KEY) if flask_session else None
     if isinstance(user, dict):
@@ -153,6 +165,7 @@ def init_app(app: Flask, settings: Settings | None = None) -> WebState:
 
     globals_: dict[str, Any] = {
         "nav_menu": _nav_menu,
+        "nav_groups": _nav_groups,
         "signed_in": auth.signed_in,
         "user_name": _user_name,
         "read_only": errors.read_only,

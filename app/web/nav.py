@@ -176,17 +176,27 @@ def tabs(items: list[NavItem]) -> list[NavItem]:
     return [NOW, *chosen] if chosen else []
 
 
-def groups(me: UserMe, endpoints: Container[str]) -> list[tuple[Group, list[NavItem]]]:
-    """The kinds of work `me` does, each with its areas whose pages exist, for the home page.
+def groups(me: UserMe, endpoints: Container[str], *, api_docs: bool = True,
+           ) -> list[tuple[Group, list[NavItem]]]:
+    """The kinds of work `me` does, each with its areas whose pages exist, for the home page
+    (and the header's menus).
 
     A group without such an area is left out rather than shown empty. Administrators also get
-    the API's documents, under their own group.
+    the API's documents (unless `api_docs` is false), under their own group.
     """
     mine = menu(me, endpoints)
     if me.is_admin:
         # Areas an administrator keeps as their own tools move to their group, after its own.
         mine = ([i for i in mine if not i.admin_group]
                 + [replace(i, group=i.admin_group) for i in mine if i.admin_group]
-                + [item for item in API_DOCS if item.endpoint in endpoints])
+                + ([item for item in API_DOCS if item.endpoint in endpoints] if api_docs
+                   else []))
     found = [(group.seen_by(me), [i for i in mine if i.group == group.key]) for group in GROUPS]
     return [(group, items) for group, items in found if items]
+
+
+def header(me: UserMe, endpoints: Container[str]) -> list[tuple[Group, list[NavItem]]]:
+    """The header's menus on a wide screen: one per kind of work when `me` does more than one
+    (an administrator: all teams, appointments, administration), else one group whose areas
+    the header lists as links in a row. The phone's menu lists the same, headed by group."""
+    return groups(me, endpoints, api_docs=False)

@@ -430,9 +430,30 @@ class Browse:
         self.click(self.page.get_by_role("button", name="Sign in", exact=True))
 
     def menu(self) -> list[str]:
-        """The names of the links in the main menu, as a wide screen shows them."""
-        links = self.page.get_by_role("navigation", name="Main").get_by_role("link")
-        return [re.sub(r"\s+", " ", text).strip() for text in links.all_inner_texts()]
+        """The names of the links in the main menu, as a wide screen shows them (those in a
+        closed menu of an administrator's header too)."""
+        links = self.page.get_by_role("navigation", name="Main").locator("ul.nav-wide a")
+        return [re.sub(r"\s+", " ", text).strip() for text in links.all_text_contents()]
+
+    def menu_groups(self) -> list[str]:
+        """The titles of the header's menus (an administrator's kinds of work), if any."""
+        summaries = self.page.get_by_role("navigation", name="Main").locator(
+            "ul.nav-wide details > summary")
+        return [re.sub(r"\s+", " ", text).strip() for text in summaries.all_inner_texts()]
+
+    def follow_menu(self, name: str) -> None:
+        """Follow the main menu's link `name`, opening the header's menu that holds it first
+        (on a wide screen) or the phone's menu."""
+        nav = self.page.get_by_role("navigation", name="Main")
+        link = nav.get_by_role("link", name=name, exact=True)
+        if not link.first.is_visible():
+            holder = nav.locator("ul.nav-wide details", has=self.page.locator(
+                f'a:text-is("{name}")'))
+            if holder.count() and holder.first.locator("summary").is_visible():
+                holder.first.locator("summary").click()
+            elif nav.get_by_text("Menu", exact=True).is_visible():
+                nav.get_by_text("Menu", exact=True).click()
+        self.click(link.locator("visible=true").first)
 
     def sign_out(self) -> None:
         """Press the header's sign-out button (and, without JavaScript, the button that hands

@@ -22,10 +22,11 @@ MENUS = {
                             "Demand forecast", "Reports"],
     "scheduler@example.com": ["Home", "Find a slot", "Appointments", "Appointment types"],
     "admin@example.com": ["Home", "Time-off queue", "Timesheets", "Team schedule",
-                          "Demand forecast", "Find a slot",
-                          "Appointments", "Appointment types", "Pay rules",
-                          "Balance resets", "Reports", "Settings"],
+                          "Find a slot", "Appointments", "Appointment types", "Pay rules",
+                          "Balance resets", "Settings", "Demand forecast", "Reports"],
 }
+# Whoever does several kinds of work gets one header menu per kind.
+MENU_GROUPS = {"admin@example.com": ["All teams", "Appointments", "Administration"]}
 NAMES = {
     "provider@example.com": "Pat Provider",
     "manager@example.com": "Morgan Manager",
@@ -42,6 +43,7 @@ def test_sign_in_shows_menu_fitting_permissions_then_sign_out(tab, email):
     expect(page.get_by_role("heading", level=1)).to_have_text(f"Hello, {NAMES[email]}")
     assert tab.path() == "/"
     assert tab.menu() == MENUS[email]
+    assert tab.menu_groups() == MENU_GROUPS.get(email, [])
 
     tab.sign_out()
     expect(page.get_by_role("heading", name="You have signed out")).to_be_visible()
@@ -142,7 +144,7 @@ def test_journey_works_without_javascript(no_js_tab):
     page = tab.page
     expect(page.get_by_role("heading", level=1)).to_have_text("Hello, Ada Admin")
     assert tab.menu() == MENUS["admin@example.com"]
-    tab.click(page.get_by_role("navigation", name="Main").get_by_role("link", name="Timesheets"))
+    tab.follow_menu("Timesheets")
     expect(page.get_by_role("heading", level=1)).to_have_text("Timesheets: Emergency")
     tab.goto("/no-such-page")
     expect(page.get_by_role("heading", level=1)).to_have_text("Page not found")
@@ -192,3 +194,30 @@ def test_sign_in_gives_a_new_csrf_secret(tab):
     secret = tab.site.session(tab.context).get("csrf_token")
     assert secret is not None
     assert secret != "planted-secret"
+
+
+def test_admin_header_menus_open_one_at_a_time_and_close_on_escape(tab):
+    tab.sign_in("admin@example.com")
+    nav = tab.page.get_by_role("navigation", name="Main")
+    teams, admin = (nav.locator("ul.nav-wide summary", has_text=title)
+                    for title in ("All teams", "Administration"))
+    settings = nav.get_by_role("link", name="Settings", exact=True)
+    expect(settings).to_be_hidden()
+    admin.click()
+    expect(settings).to_be_visible()
+    teams.click()  # opening another menu closes the first
+    expect(settings).to_be_hidden()
+    expect(nav.get_by_role("link", name="Timesheets")).to_be_visible()
+    tab.page.keyboard.press("Escape")
+    expect(nav.get_by_role("link", name="Timesheets")).to_be_hidden()
+    expect(teams).to_be_focused()
+    tab.follow_menu("Settings")
+    expect(tab.page.get_by_role("heading", level=1)).to_have_text("Settings")
+
+
+def test_admin_header_menus_work_without_javascript(no_js_tab):
+    no_js_tab.sign_in("admin@example.com")
+    nav = no_js_tab.page.get_by_role("navigation", name="Main")
+    nav.locator("ul.nav-wide summary", has_text="Appointments").click()
+    no_js_tab.click(nav.get_by_role("link", name="Appointment types"))
+    expect(no_js_tab.page.get_by_role("heading", level=1)).to_have_text("Appointment types")

@@ -121,3 +121,36 @@ def test_bottom_tabs_leave_out_pages_that_do_not_exist(me_of):
     assert [i.label for i in nav.tabs(nav.menu(me, {"clock.index", "time_off.index"}))] == \
         ["Now", "Time off"]
     assert nav.tabs(nav.menu(me, {"clock.index"})) == []
+
+
+@pytest.mark.parametrize(("email", "titles"), [
+    ("provider@example.com", ["My work"]),
+    ("manager@example.com", ["My teams"]),
+    ("admin@example.com", ["All teams", "Appointments", "Administration"]),
+])
+def test_header_groups_are_the_kinds_of_work_without_the_api_documents(me_of, email, titles):
+    found = nav.header(me_of(email), ALL_ENDPOINTS | {"openapi_document", "error_codes"})
+    assert [group.title for group, _items in found] == titles
+    labels = [item.label for _group, items in found for item in items]
+    assert "API description" not in labels
+    assert len(labels) == len(set(labels))
+
+
+def _wide_menu(html: str) -> str:
+    return html[html.index('<ul class="nav-wide">'):html.index('<div class="nav-wide')]
+
+
+def test_an_admin_header_has_one_menu_per_kind_of_work_marking_the_current_one(web):
+    web.sign_in("admin@example.com")
+    wide = _wide_menu(web.client.get("/admin/settings").get_data(as_text=True))
+    assert wide.count('<details class="nav-group') == 3
+    here = wide.split('<details class="nav-group nav-group-here" data-nav-group>', 1)[1]
+    assert here.split("</details>", 1)[0].lstrip().startswith("<summary>Administration")
+    assert 'href="/admin/settings" aria-current="page"' in wide
+
+
+def test_one_kind_of_work_is_a_row_of_links(web):
+    web.sign_in("provider@example.com")
+    html = web.client.get("/").get_data(as_text=True)
+    assert "nav-group" not in _wide_menu(html)
+    assert "nav-heading" not in html

@@ -6,7 +6,8 @@
    data-ticking>) count on from the length the server gave, every second, and the "as of" note
    beside them (for pages without JavaScript) is hidden; panels swapped in by htmx are found on
    the next tick. A form's <progress data-upload-progress> shows, and fills, while htmx sends
-   its file (htmx:xhr:progress; never going back, as the answer's own download reports too). */
+   its file (htmx:xhr:progress; never going back, as the answer's own download reports too).
+   The header's menus of an administrator close one another, and on Escape or a click away. */
 (function () {
   "use strict";
 
@@ -76,6 +77,36 @@
     var form = document.querySelector("form[data-autosubmit]");
     if (form) {
       form.submit();
+    }
+  });
+  // The header's menus (details[data-nav-group]): one open at a time; Escape or a click
+  // outside closes them, Escape returning focus to the menu's summary.
+  function closeMenus(except) {
+    document.querySelectorAll("details[data-nav-group][open]").forEach(function (menu) {
+      if (menu !== except) {
+        menu.open = false;
+      }
+    });
+  }
+  document.addEventListener("toggle", function (event) {
+    var menu = event.target;
+    if (menu.matches && menu.matches("details[data-nav-group]") && menu.open) {
+      closeMenus(menu);
+    }
+  }, true);
+  document.addEventListener("click", function (event) {
+    if (!event.target.closest || !event.target.closest("details[data-nav-group]")) {
+      closeMenus(null);
+    }
+  });
+  document.addEventListener("keydown", function (event) {
+    if (event.key !== "Escape") {
+      return;
+    }
+    var open = event.target.closest ? event.target.closest("details[data-nav-group][open]") : null;
+    closeMenus(null);
+    if (open) {
+      open.querySelector("summary").focus();
     }
   });
   document.addEventListener("htmx:sendError", function () {
