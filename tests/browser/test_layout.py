@@ -22,6 +22,9 @@ def test_home_pages_render_on_desktop_and_phone(site, tab, phone, artifacts, use
         browse.sign_in(f"{user}@example.com")
         expect(browse.page.get_by_role("heading", level=1)).to_contain_text("Hello")
         browse.page.screenshot(path=artifacts / f"home-{user}-{size}.png", full_page=True)
+    tops = tab.page.locator("ul.nav-wide > li").evaluate_all(
+        "items => items.map(item => Math.round(item.getBoundingClientRect().top))")
+    assert len(set(tops)) == 1, f"the {user}'s menu wraps onto {len(set(tops))} lines"
     width = phone.page.evaluate("document.documentElement.scrollWidth")
     assert width <= PHONE_WIDTH, "the phone layout scrolls sideways"
 
