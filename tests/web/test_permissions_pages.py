@@ -100,7 +100,7 @@ def test_list_shows_each_rule_with_its_role_and_conditions_in_words(pweb: Web):
     assert any(t.startswith("Provider View Shift provider is me (as a provider)")
                for t in texts), texts
     assert all(" Shift " in t for t in texts)
-    assert "Admin Do anything with Shift Every record" in " | ".join(texts)
+    assert "Admin Any action on Shift Every record" in " | ".join(texts)
 
 
 def test_list_filter_swaps_the_list_alone_for_htmx(pweb: Web):

@@ -22,8 +22,8 @@ class ConditionsForm(BaseForm):
     """Preview, then save, a rule's conditions."""
 
     conditions = TextAreaField("Conditions (JSON)")
-    user_id = SelectField("Preview for", choices=[], validate_choice=False)
-    user_search = StringField("Find a person by name", validators=[
+    user_id = SelectField("Person to preview for", choices=[], validate_choice=False)
+    user_search = StringField("Find by name", validators=[
         Optional(), Length(max=SEARCH_MAX, message=f"Use at most {SEARCH_MAX} characters.")])
     previewed = HiddenField()
 

@@ -22,7 +22,7 @@ _OPERATORS = {
     "$lt": "is before", "$lte": "is at most", "$gt": "is after", "$gte": "is at least",
 }
 ACTIONS = {"create": "Create", "view": "View", "edit": "Edit", "approve": "Approve",
-           "sign_off": "Sign off", "manage": "Do anything with"}
+           "sign_off": "Sign off", "manage": "Any action on"}
 
 
 def _value(value: Any) -> str:
