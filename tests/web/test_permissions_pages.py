@@ -229,8 +229,8 @@ def test_save_first_previews_changed_conditions_then_saves_them(pweb: Web):
     assert response.status_code == 303
     assert _rule(pweb, "Manager", "view", "Shift").conditions == conditions
     page = pweb.client.get(response.headers["Location"]).get_data(as_text=True)
-    assert "Saved. The Manager rule now reads: team is one of my teams and provider is empty" \
-        in _text(page)
+    assert "Saved. The Manager rule\u2019s new conditions apply" in _text(page)
+    assert "Conditions now team is one of my teams and provider is empty" in _text(page)
 
 
 def test_save_of_a_tampered_fingerprint_still_goes_through_the_api_checks(pweb: Web):

@@ -87,7 +87,7 @@ def index() -> Response:
         else None,
         url_for("permissions.index", subject=subject) if cursor else None)
     return render("permissions/index.html", fragment="permission_list", listing=listing,
-                  subject=subject, subjects=SUBJECTS, describe=words.describe,
+                  subject=subject, subjects=SUBJECTS, describe=words.describe_html,
                   compact=words.compact, actions=words.ACTIONS)
 
 
@@ -152,7 +152,7 @@ def _page(client: ApiClient, rule: PermissionRead, form: ConditionsForm, *, stat
     chosen = dict(form.user_id.choices).get(form.user_id.data or "", "this person")
     return render("permissions/show.html", fragment=fragment, status=status, rule=rule,
                   form=form, preview=preview, lines=lines, notice=notice, person=chosen,
-                  describe=words.describe, actions=words.ACTIONS, search_max=SEARCH_MAX)
+                  describe=words.describe_html, actions=words.ACTIONS, search_max=SEARCH_MAX)
 
 
 def _filled(rule: PermissionRead) -> ConditionsForm:
@@ -267,7 +267,7 @@ def update(permission_id: uuid.UUID) -> Response:
             raise
         return _page(client, rule, form, status=422, problems=problems,
                      fragment="permission_editor")
-    flash(f"Saved. The {saved.rbac_role_name or 'role'} rule now reads: "
-          f"{words.describe(saved.conditions)}.", "success")
+    flash(f"Saved. The {saved.rbac_role_name or 'role'} rule\u2019s new conditions apply from the "
+          "next page anyone opens.", "success")
     return see_other(url_for("permissions.show", permission_id=saved.id))
 

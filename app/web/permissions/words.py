@@ -9,8 +9,11 @@ functions of their arguments: no Flask, no API.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
+
+from markupsafe import Markup, escape
 
 PLACEHOLDERS = {
     "$user.id": "me",
@@ -35,7 +38,12 @@ def _value(value: Any) -> str:
     return json.dumps(value)
 
 
-def _field(name: str, value: Any) -> str:
+def _plain(name: str) -> str:
+    return name
+
+
+def _field(name: str, value: Any, mark: Callable[[str], str]) -> str:
+    name = mark(name)
     if isinstance(value, dict) and value and all(k.startswith("$") for k in value):
         parts = []
         for op, operand in value.items():
@@ -47,8 +55,15 @@ def _field(name: str, value: Any) -> str:
     return f"{name} is {_value(value)}"
 
 
-def describe(document: Any) -> str:
-    """A rule's conditions in words; every record when there are none."""
+def describe_html(document: Any) -> Markup:
+    """`describe` as markup, each field name in `<code>` (it is what a condition names)."""
+    text = describe(document, mark=lambda name: f"\x00{name}\x01")
+    return Markup(str(escape(text)).replace("\x00", "<code>").replace("\x01", "</code>"))
+
+
+def describe(document: Any, mark: Callable[[str], str] = _plain) -> str:
+    """A rule's conditions in words, each field name as `mark` writes it; every record when
+    there are none."""
     if document is None or document == {}:
         return "Every record"
     if not isinstance(document, dict):
@@ -57,9 +72,9 @@ def describe(document: Any) -> str:
     for key, value in document.items():
         if key in ("$and", "$or") and isinstance(value, list):
             joiner = " and " if key == "$and" else " or "
-            parts.append("(" + joiner.join(describe(v) for v in value) + ")")
+            parts.append("(" + joiner.join(describe(v, mark) for v in value) + ")")
         else:
-            parts.append(_field(key, value))
+            parts.append(_field(key, value, mark))
     return " and ".join(parts)
 
 
