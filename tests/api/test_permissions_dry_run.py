@@ -170,3 +170,13 @@ def test_dry_run_says_a_dismissed_user_can_do_nothing(api):
     body = dry_run(api, rule, None, user=api.world.dismissed).get_json()
     assert "dismissed" in body["reason"]
     assert body["current"]["count"] == body["proposed"]["count"] == 0
+
+
+@pytest.mark.parametrize("when", ["0001-01-01T00:00:00Z", "9999-12-31T23:59:59Z", "not a date"])
+def test_dry_run_answers_for_dates_far_out_or_malformed_without_failing(api, when):
+    rule = manager_rule(api, "view", "Shift")
+    response = dry_run(api, rule, {"team": {"$in": "$user.teamIds"},
+                                   "startDate": {"$gte": when}}, user=api.world.manager)
+    assert response.status_code in (200, 400), response.get_json()
+    if response.status_code == 400:
+        assert response.get_json()["path"].startswith("/conditions/startDate")
