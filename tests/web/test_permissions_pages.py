@@ -132,6 +132,13 @@ def test_editor_shows_the_rule_and_its_conditions(pweb: Web):
     assert "Save these conditions" not in text  # saving comes after a preview
 
 
+def test_preview_address_opened_again_leads_to_the_editor(pweb: Web):
+    rule = _rule(pweb, "Manager", "view", "Shift")
+    again = pweb.client.get(f"{LIST}/{rule.id}/preview")
+    assert again.status_code == 303
+    assert again.headers["Location"].endswith(f"{LIST}/{rule.id}")
+
+
 def test_editor_answers_not_found_for_an_unknown_rule(pweb: Web):
     assert pweb.client.get(f"{LIST}/{uuid.uuid4()}").status_code == 404
     posted = pweb.client.post(f"{LIST}/{uuid.uuid4()}/preview",

@@ -228,6 +228,14 @@ def _posted(permission_id: uuid.UUID) -> tuple[ApiClient, PermissionRead | None,
     return client, _rule(client, permission_id), ConditionsForm()
 
 
+@bp.get("/admin/permissions/<uuid:permission_id>/preview")
+def preview_address(permission_id: uuid.UUID) -> Response:
+    """The preview's address opened again (a reload after a post without JavaScript): the
+    editor, as a preview is only ever of conditions sent with it."""
+    _client()
+    return see_other(url_for("permissions.show", permission_id=permission_id))
+
+
 @bp.post("/admin/permissions/<uuid:permission_id>/preview")
 def preview(permission_id: uuid.UUID) -> Response:
     """Preview the conditions for the chosen person; or, from "Find", list people by name."""
