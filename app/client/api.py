@@ -35,6 +35,7 @@ from app.contract import (
     labels,
     pay_codes,
     pay_preview,
+    permissions,
     providers,
     reports,
     roles,
@@ -188,6 +189,30 @@ class ApiClient:
     def list_users(self, query: users.UserListQuery | None = None) -> users.UserPage:
         """A page of users."""
         return self._call("GET", "/users", users.UserPage, query=query)
+
+    def list_permissions(self, query: permissions.PermissionListQuery | None = None,
+                         ) -> permissions.PermissionPage:
+        """A page of permission rules, role by role in evaluation order (extension)."""
+        return self._call("GET", "/authorization/permissions", permissions.PermissionPage,
+                          query=query)
+
+    def get_permission(self, permission_id: uuid.UUID) -> permissions.PermissionRead:
+        """One permission rule (extension)."""
+        return self._call("GET", f"/authorization/permissions/{_id(permission_id)}",
+                          permissions.PermissionRead)
+
+    def update_permission(self, permission_id: uuid.UUID, body: permissions.PermissionUpdate,
+                          ) -> permissions.PermissionRead:
+        """Replace a rule's conditions (beta)."""
+        return self._call("PATCH", f"/authorization/permissions/{_id(permission_id)}",
+                          permissions.PermissionRead, body=body)
+
+    def dry_run_permission(self, permission_id: uuid.UUID, body: permissions.PermissionDryRun,
+                           ) -> permissions.PermissionDryRunRead:
+        """What a user could do under a rule's proposed conditions beside today (extension);
+        nothing is saved."""
+        return self._call("POST", f"/authorization/permissions/{_id(permission_id)}/dry-run",
+                          permissions.PermissionDryRunRead, body=body)
 
     def list_teams(self, query: teams.TeamListQuery | None = None) -> teams.TeamPage:
         """A page of teams."""

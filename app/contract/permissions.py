@@ -55,6 +55,11 @@ class PermissionRead(ApiModel):
     )
     created_at: Timestamp
     conditions: Any = Field(default=None, description=_CONDITIONS_DESCRIPTION)
+    rbac_role_id: Id | None = Field(
+        default=None, json_schema_extra=EXTENSION, description="The RBAC role holding the rule.")
+    rbac_role_name: str | None = Field(
+        default=None, json_schema_extra=EXTENSION,
+        description="That role's name: who the rule is for.")
 
 
 class PermissionPage(Page[PermissionRead]):
@@ -90,3 +95,56 @@ class PermissionRule(ApiModel):
     conditions: Any = Field(description=_CONDITIONS_DESCRIPTION)
     inverted: bool
     error_message: str | None
+
+
+class PermissionDryRun(ApiModel):
+    """Body of POST /v1/authorization/permissions/{permissionId}/dry-run (extension): the
+    conditions to try, and for whom."""
+
+    model_config = ConfigDict(json_schema_extra=EXTENSION)
+
+    user_id: Id = Field(description="The user whose access to compare.")
+    conditions: dict[str, Any] | None = Field(
+        description=_CONDITIONS_DESCRIPTION + " Checked exactly as the PATCH checks them."
+    )
+
+
+class DryRunRecord(ApiModel):
+    """One record of the rule's subject, named for people."""
+
+    model_config = ConfigDict(json_schema_extra=EXTENSION)
+
+    id: Id
+    label: str = Field(description="Who or what the record is (a name, or a kind of record).")
+    starts_at: Timestamp | None = Field(
+        default=None, description="When the record starts, for records that have a time.")
+
+
+class DryRunCount(ApiModel):
+    """How many records, and the first few in a stable order (by time, else by name, then id)."""
+
+    model_config = ConfigDict(json_schema_extra=EXTENSION)
+
+    count: int | None = Field(ge=0, description="null when the subject has no records to count.")
+    sample: list[DryRunRecord] = Field(description="At most 5 of them.")
+
+
+class PermissionDryRunRead(ApiModel):
+    """What a user could do under a rule's proposed conditions compared with today's; nothing
+    is saved."""
+
+    model_config = ConfigDict(json_schema_extra=EXTENSION)
+
+    permission_id: Id
+    user_id: Id
+    action: PermissionAction
+    subject: PermissionSubject = Field(description=_SUBJECT_DESCRIPTION)
+    holds_rule: bool = Field(
+        description="Whether the user holds the rule's RBAC role; when not, nothing changes.")
+    reason: str | None = Field(
+        description="Why the counts are null or cannot change (an administrator, a dismissed "
+                    "user, a subject without records).")
+    current: DryRunCount = Field(description="Records the user may act on today.")
+    proposed: DryRunCount = Field(description="Records the user could act on after the change.")
+    gained: DryRunCount = Field(description="Records only the proposed conditions allow.")
+    lost: DryRunCount = Field(description="Records only today's conditions allow.")

@@ -26,6 +26,7 @@ STYLESHEETS = (
     "css/schedule.css",
     "css/pay_rules.css",
     "css/settings.css",
+    "css/permissions.css",
 )
 """The files of the bundle, in the order their rules cascade (later files win ties)."""
 

@@ -118,6 +118,9 @@ NAV: dict[Need, NavItem] = {
     Need("edit", "Label"):
         NavItem("Settings", "settings.index", "/admin/settings", "admin",
                 "Labels, pay codes, teams, roles and time-off policies"),
+    Need("edit", "Permission"):
+        NavItem("Permissions", "permissions.index", "/admin/permissions", "admin",
+                "What each role may do, previewed before you change it (beta)"),
 }
 
 # The administrator's own group on the home page: the documents of the /v1 API (the API's own

@@ -13,7 +13,8 @@ from app.api.seed import STANDARD_ROLES
 
 PERMISSIONS = "/v1/authorization/permissions"
 TIMESTAMP = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\+0000$")
-FIELDS = {"id", "action", "subject", "inverted", "errorMessage", "createdAt", "conditions"}
+FIELDS = {"id", "action", "subject", "inverted", "errorMessage", "createdAt", "conditions",
+          "rbacRoleId", "rbacRoleName"}  # the last two: extensions naming the rule's role
 ACTIONS = {"create", "view", "edit", "approve", "sign_off", "manage"}
 RULES = {name: [(a, s, c) for a, s, c in rules] for name, (_, rules) in STANDARD_ROLES.items()}
 TOTAL = sum(len(rules) for rules in RULES.values())

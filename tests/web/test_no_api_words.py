@@ -8,7 +8,8 @@ visible text of each page (text nodes, not attributes or addresses; scripts and 
 must hold no camelCase member name of the `/v1` contract (`endDate`, `providerId`), no enum value
 of it written as code (`clock_in`, `pending_sync`, `calloutWithOpen`) and no "version 2".
 Text inside `<code>` is literal, to be typed as shown (the balance reset file's column names),
-and is left out.
+and is left out, as is a `<textarea>`'s: the value being edited (a permission's conditions as
+JSON), not words of the page.
 """
 
 from __future__ import annotations
@@ -96,7 +97,7 @@ def test_the_scan_knows_the_words_it_looks_for():
 class _Text(HTMLParser):
     """A page's visible text and its links."""
 
-    HIDDEN = {"script", "style", "template", "noscript", "code"}
+    HIDDEN = {"script", "style", "template", "noscript", "code", "textarea"}
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)

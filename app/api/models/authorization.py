@@ -71,3 +71,8 @@ class Permission(Base):
     position: Mapped[int] = mapped_column(default=0)
 
     rbac_role: Mapped[RbacRole] = relationship(back_populates="permissions")
+
+    @property
+    def rbac_role_name(self) -> str:
+        """The name of the role holding the rule (load `rbac_role` with the rule in lists)."""
+        return self.rbac_role.name

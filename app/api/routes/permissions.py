@@ -1,6 +1,8 @@
 """Permission rules: `GET /v1/authorization/permissions` and
 `GET /v1/authorization/permissions/{permissionId}` (both extensions), and
-`PATCH /v1/authorization/permissions/{permissionId}` (beta) replacing a rule's conditions.
+`PATCH /v1/authorization/permissions/{permissionId}` (beta) replacing a rule's conditions, and
+`POST /v1/authorization/permissions/{permissionId}/dry-run` (extension) previewing such a change
+for one user.
 
 Readable by whoever may view the `Permission` subject, editable by whoever may edit it (admins,
 in the standard roles). Queries live in `app.api.services.permissions`.
@@ -15,8 +17,11 @@ from sqlalchemy.orm import Session
 from app.api.auth import Actor
 from app.api.pagination import Paginator
 from app.api.routing import endpoint
+from app.api.services import permission_dry_run as dry_run_service
 from app.api.services import permissions as permission_service
 from app.contract.permissions import (
+    PermissionDryRun,
+    PermissionDryRunRead,
     PermissionListQuery,
     PermissionPage,
     PermissionRead,
@@ -63,3 +68,22 @@ def update_permission(session: Session, actor: Actor, permission_id: uuid.UUID,
     permission = permission_service.update_permission(session, actor=actor,
                                                       permission_id=permission_id, body=body)
     return PermissionRead.model_validate(permission)
+
+
+@endpoint("POST", "/authorization/permissions/<permission_id>/dry-run",
+          summary="Preview a change of a rule's conditions for one user",
+          body=PermissionDryRun, response=PermissionDryRunRead,
+          codes=["permission-not-found", "user-not-found"],
+          extension=True, tag="Authorization", read_only=True,
+          locate=permission_service.locate_permission,
+          permits=[("edit", "Permission")])
+def dry_run_permission(session: Session, actor: Actor, permission_id: uuid.UUID,
+                       body: PermissionDryRun) -> PermissionDryRunRead:
+    """Count the records of the rule's subject the user may act on (the rule's action) today
+    and under the proposed conditions, with the first few of each and of those gained and lost.
+
+    Conditions are checked exactly as the PATCH checks them (paths under `/conditions`). Nothing
+    is saved. Subjects without stored records answer `count: null` with a `reason`.
+    """
+    return dry_run_service.dry_run_permission(session, actor=actor,
+                                              permission_id=permission_id, body=body)

@@ -13,7 +13,7 @@ import uuid
 from typing import Any
 
 from sqlalchemy import select
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, joinedload
 
 from app.api.auth import Actor
 from app.api.domain import conditions as rules
@@ -37,7 +37,9 @@ def list_permissions(
     evaluated. Raises `unauthorized`, `validation` (cursor).
     """
     actor.require("view", "Permission")
-    statement = select(Permission).where(actor.where("view", "Permission", PERMISSION.columns))
+    statement = (select(Permission)
+                 .options(joinedload(Permission.rbac_role))  # its name is the rule's "who"
+                 .where(actor.where("view", "Permission", PERMISSION.columns)))
     if query.subject is not None:
         statement = statement.where(Permission.subject == query.subject)
     return pages.page(
