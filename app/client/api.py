@@ -213,6 +213,22 @@ class ApiClient:
         """A page of providers with their skills, team and manager."""
         return self._call("GET", "/providers", providers.ProviderWithRelationsPage, query=query)
 
+    def count_providers(self, query: providers.ProviderFilter | None = None,
+                        ) -> providers.ProviderCount:
+        """How many providers the list would give with the same filters."""
+        return self._call("GET", "/providers/count", providers.ProviderCount, query=query)
+
+    def get_provider(self, provider_id: uuid.UUID) -> providers.ProviderWithRelations:
+        """One provider with their skills, team, manager and roles."""
+        return self._call("GET", f"/providers/{_id(provider_id)}",
+                          providers.ProviderWithRelations)
+
+    def get_employment_type(self, employment_type_id: uuid.UUID,
+                            ) -> employment_types.EmploymentTypeRead:
+        """One employment type."""
+        return self._call("GET", f"/employment-types/{_id(employment_type_id)}",
+                          employment_types.EmploymentTypeRead)
+
     def list_employment_types(self, query: employment_types.EmploymentTypeListQuery | None = None,
                               ) -> employment_types.EmploymentTypePage:
         """A page of employment types."""
