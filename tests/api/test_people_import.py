@@ -5,6 +5,7 @@ clashes, permissions, and links that work once and expire."""
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -223,3 +224,78 @@ def test_only_administrators_make_password_links(api, world, user):
     response = link_of(api, world.provider, user=user)
     assert response.status_code == 403
     assert problem_code(response) == "unauthorized"
+
+
+def _csrf(html: str) -> str:
+    found = re.search(r'name="csrf_token" value="([^"]+)"', html)
+    assert found, "the page has no form"
+    return found.group(1)
+
+
+def _choose(browser: Any, token: str, password: str, again: str | None = None) -> Any:
+    page = browser.get(f"/auth/set-password/{token}")
+    assert page.status_code == 200, page.get_data(as_text=True)
+    return browser.post(f"/auth/set-password/{token}", data={
+        "csrf_token": _csrf(page.get_data(as_text=True)), "password": password,
+        "password_again": password if again is None else again})
+
+
+def _sign_in(browser: Any, email: str, password: str) -> Any:
+    page = browser.get("/auth/signin")
+    return browser.post("/auth/signin", data={
+        "csrf_token": _csrf(page.get_data(as_text=True)), "email": email, "password": password})
+
+
+def test_imported_person_sets_a_password_once_then_signs_in(fresh_api, world):
+    answer = fresh_api.post(IMPORT, json=[provider_row(world, 1)]).get_json()
+    token = answer["people"][0]["passwordLink"]["token"]
+    browser = fresh_api.app.test_client()
+    page = browser.get(f"/auth/set-password/{token}").get_data(as_text=True)
+    assert "Imported Person 1" in page
+    short = _choose(browser, token, "short")
+    assert short.status_code == 422
+    assert "at least 10 characters" in short.get_data(as_text=True)
+    differ = _choose(browser, token, "a long enough secret", "another long secret")
+    assert differ.status_code == 422
+    assert "not the same" in differ.get_data(as_text=True)
+    done = _choose(browser, token, "a long enough secret")
+    assert done.status_code == 200
+    assert "Your password is set" in done.get_data(as_text=True)
+    signed_in = _sign_in(fresh_api.app.test_client(), "imported1@example.org",
+                         "a long enough secret")
+    assert signed_in.status_code == 303
+    again = fresh_api.app.test_client().get(f"/auth/set-password/{token}")
+    assert again.status_code == 410
+    assert "has been used" in again.get_data(as_text=True)
+
+
+def test_expired_or_replaced_or_unknown_links_do_not_work(fresh_api, world):
+    old = link_of(fresh_api, world.provider).get_json()["token"]
+    new = link_of(fresh_api, world.provider).get_json()["token"]
+    browser = fresh_api.app.test_client()
+    assert browser.get(f"/auth/set-password/{old}").status_code == 410  # replaced
+    with fresh_api.db.unit_of_work(write=True) as session:
+        session.execute(update(m.PasswordSetToken)
+                        .where(m.PasswordSetToken.token_hash == hash_password_token(new))
+                        .values(expires_at=datetime.now(UTC) - timedelta(seconds=1)))
+    expired = browser.get(f"/auth/set-password/{new}")
+    assert expired.status_code == 410
+    assert "has expired" in expired.get_data(as_text=True)
+    unknown = browser.get("/auth/set-password/" + "x" * 43)
+    assert unknown.status_code == 404
+    assert browser.get("/auth/set-password/" + "x" * 500).status_code == 404
+
+
+def test_a_link_posted_after_it_expired_sets_nothing(fresh_api, world):
+    token = link_of(fresh_api, world.provider).get_json()["token"]
+    browser = fresh_api.app.test_client()
+    page = browser.get(f"/auth/set-password/{token}").get_data(as_text=True)
+    with fresh_api.db.unit_of_work(write=True) as session:
+        session.execute(update(m.PasswordSetToken).values(
+            expires_at=datetime.now(UTC) - timedelta(seconds=1)))
+    response = browser.post(f"/auth/set-password/{token}", data={
+        "csrf_token": _csrf(page), "password": "a long enough secret",
+        "password_again": "a long enough secret"})
+    assert response.status_code == 410
+    with fresh_api.db.unit_of_work() as session:
+        assert session.get(m.User, world.provider).password_hash is None
