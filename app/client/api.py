@@ -34,6 +34,7 @@ from app.contract import (
     forecasting,
     labels,
     pay_codes,
+    people,
     pay_preview,
     providers,
     reports,
@@ -228,6 +229,15 @@ class ApiClient:
         """One employment type."""
         return self._call("GET", f"/employment-types/{_id(employment_type_id)}",
                           employment_types.EmploymentTypeRead)
+
+    def import_people(self, rows: list[people.PersonImportRow]) -> people.PeopleImportResult:
+        """Create or update people, all or none (at most the API's batch size:
+        `batch-size-exceeded` reports it); matched on `importedId`."""
+        return self._call("POST", "/people/import", people.PeopleImportResult, body=list(rows))
+
+    def create_password_link(self, user_id: uuid.UUID) -> people.PasswordLink:
+        """A new one-time set-password link for a person (ending their earlier ones)."""
+        return self._call("POST", f"/users/{_id(user_id)}/password-link", people.PasswordLink)
 
     def list_employment_types(self, query: employment_types.EmploymentTypeListQuery | None = None,
                               ) -> employment_types.EmploymentTypePage:

@@ -17,6 +17,10 @@ from app.contract.providers import PayPeriodTemplate
 PersonType = Literal["user", "provider"]
 """A staff member who signs in (`user`) or one who is also scheduled (`provider`)."""
 
+MAX_PEOPLE_BATCH = 1000
+"""The most people one `POST /v1/people/import` takes (the server's `maxBatchSize`; a
+`batch-size-exceeded` answer reports a smaller one)."""
+
 NAME_MAX = 200
 EMAIL_MAX = 254
 IMPORTED_ID_MAX = 100

@@ -1,4 +1,5 @@
-"""Forms of the people area: the directory's filters (a GET form kept in the URL).
+"""Forms of the people area: the directory's filters (a GET form kept in the URL), the CSV
+import (one file; its rows are read by `rows.read_people`) and making a set-password link.
 
 Shape only: the name's length follows the API's own limit (50 characters), so a longer search
 is refused on the field before any call; who may see whom is the API's answer.
@@ -6,11 +7,13 @@ is refused on the field before any call; who may see whom is the API's answer.
 
 from __future__ import annotations
 
+from flask_wtf.file import FileField
 from wtforms import HiddenField, SelectField, StringField
 from wtforms.fields.choices import SelectChoice
 from wtforms.validators import Length, Optional
 
 from app.web.forms import BaseForm
+from app.web.uploads import csv_file
 
 NAME_MAX = 50
 """The API's limit on a name search (`name` of GET /v1/users and /v1/providers)."""
@@ -44,3 +47,14 @@ class DirectoryFilterForm(BaseForm):
     status = SelectField("Status", choices=_options(STATUSES), default="current",
                          validate_choice=True)
     cursor = HiddenField()
+
+
+class PeopleImportForm(BaseForm):
+    """Import people from a CSV file."""
+
+    file = FileField("CSV file", validators=[csv_file])
+
+    def content(self) -> tuple[str, bytes]:
+        """The chosen file's name and bytes."""
+        upload = self.file.data
+        return upload.filename, upload.read()

@@ -6,9 +6,13 @@ roles neither see the area in the menu nor open it."""
 
 from __future__ import annotations
 
+import io
 import re
+import uuid
+from typing import Any
 
 import pytest
+from sqlalchemy import func, select
 
 from app.api import models as m
 from app.web.people.views import PAGE_SIZE
@@ -132,3 +136,140 @@ def test_other_roles_may_not_open_the_directory(make_web, email: str):
     web.sign_in(email)
     assert web.client.get(PEOPLE).status_code == 403
     assert "/admin/people" not in web.client.get("/").get_data(as_text=True)
+
+
+# -- importing people ---------------------------------------------------------------------------
+
+IMPORT = "/admin/people/import"
+HEADER = "name,email,type,team,role,employment_type,pay_period,pay_period_start,imported_id\n"
+
+
+def _csv(*rows: str) -> str:
+    return HEADER + "".join(row + "\n" for row in rows)
+
+
+def _post_file(web: Web, content: str, name: str = "people.csv", **headers: str) -> Any:
+    return web.client.post(IMPORT, data={
+        "csrf_token": web.csrf(), "file": (io.BytesIO(content.encode()), name)},
+        content_type="multipart/form-data", headers=headers)
+
+
+def _people_count(web: Web) -> int:
+    with web.app.extensions["shiftdesk"].db.unit_of_work() as session:
+        return session.scalar(select(func.count()).select_from(m.User)) or 0
+
+
+def test_import_page_shows_the_form_columns_and_names(aweb: Web):
+    response = aweb.client.get(IMPORT)
+    html = response.get_data(as_text=True)
+    assert response.status_code == 200
+    assert 'id="people-import"' in html
+    assert "imported_id" in html
+    assert "Registered Nurse" in html
+    template = aweb.client.get(IMPORT + "/template.csv")
+    assert template.mimetype == "text/csv"
+    assert template.get_data(as_text=True).startswith(HEADER.strip())
+
+
+def test_bad_rows_are_listed_and_no_one_is_imported(aweb: Web):
+    before = _people_count(aweb)
+    tag = uuid.uuid4().hex[:8]
+    content = _csv(
+        f"Good One,good.{tag}@example.org,provider,Emergency,Registered Nurse,Per diem,weekly,"
+        f"2026-01-05,G-{tag}",
+        f"No Team,noteam.{tag}@example.org,provider,Nowhere,,,,,N-{tag}",
+        f"Bad Mail,not-an-email,user,,,,,,M-{tag}",
+        f"User Team,ut.{tag}@example.org,user,Emergency,,,,,U-{tag}",
+        f"Twice,twice.{tag}@example.org,provider,,,,,,G-{tag}")
+    response = _post_file(aweb, content)
+    html = response.get_data(as_text=True)
+    assert response.status_code == 422
+    text = _text(html)
+    assert "No one was added or changed" in text
+    assert "No team named “Nowhere”" in text
+    assert "not an email address" in text
+    assert "Only providers have this" in text
+    assert "Row 1 has the same imported id" in text
+    assert _people_count(aweb) == before
+
+
+def test_import_then_again_updates_without_duplicates(aweb: Web):
+    tag = uuid.uuid4().hex[:8]
+    content = _csv(
+        f"Nia Import,nia.{tag}@example.org,provider,Emergency,Registered Nurse,Full-time staff,"
+        f"biweekly,2026-01-05,A-{tag}",
+        f"Omar Import,omar.{tag}@example.org,user,,,,,,B-{tag}")
+    before = _people_count(aweb)
+    first = _post_file(aweb, content)
+    assert first.status_code == 303
+    result = aweb.client.get(first.headers["Location"]).get_data(as_text=True)
+    assert "2 people added, 0 updated" in _text(result)
+    links = re.findall(r'value="(http://testserver/auth/set-password/[^"]+)"', result)
+    assert len(links) == 2
+    assert _people_count(aweb) == before + 2
+    again = _post_file(aweb, content.replace("Nia Import", "Nia Renamed"))
+    second = _text(aweb.client.get(again.headers["Location"]).get_data(as_text=True))
+    assert "0 people added, 2 updated" in second
+    assert "Nia Renamed" in second
+    assert _people_count(aweb) == before + 2
+    people_csv = aweb.client.get(again.headers["Location"] + "/people.csv")
+    assert "Nia Renamed" in people_csv.get_data(as_text=True)
+
+
+def test_import_with_htmx_goes_in_steps_to_the_result(aweb: Web):
+    tag = uuid.uuid4().hex[:8]
+    content = _csv(f"Step Person,step.{tag}@example.org,user,,,,,,S-{tag}")
+    response = _post_file(aweb, content, **{"HX-Request": "true", "X-CSRF-Token": aweb.csrf()})
+    body = response.get_data(as_text=True).strip()
+    assert response.status_code == 200
+    assert body.startswith('<section id="people-import"')
+    found = re.search(r'hx-post="([^"]+)" hx-trigger="load"', body)
+    assert found
+    step = aweb.client.post(found.group(1), headers={"HX-Request": "true",
+                                                     "X-CSRF-Token": aweb.csrf()})
+    assert "1 person added, 0 updated" in _text(step.get_data(as_text=True))
+    repeat = aweb.client.post(found.group(1), headers={"HX-Request": "true",
+                                                       "X-CSRF-Token": aweb.csrf()})
+    assert "1 person added, 0 updated" in _text(repeat.get_data(as_text=True))  # sent once
+
+
+def test_email_of_someone_else_ends_the_import_with_the_row(aweb: Web):
+    tag = uuid.uuid4().hex[:8]
+    content = _csv(f"Clash,manager@example.com,user,,,,,,C-{tag}")
+    response = _post_file(aweb, content)
+    page = _text(aweb.client.get(response.headers["Location"]).get_data(as_text=True))
+    assert "was not imported completely" in page
+    assert "Another person already has this email" in page
+
+
+def test_not_a_csv_is_refused_on_the_field(aweb: Web):
+    response = _post_file(aweb, "x", name="people.txt")
+    assert response.status_code == 422
+    assert "is not a CSV file" in response.get_data(as_text=True)
+    header = _post_file(aweb, "who,what\n1,2\n")
+    assert header.status_code == 422
+    assert "it lacks" in header.get_data(as_text=True)
+
+
+def test_unknown_import_token_says_so(aweb: Web):
+    response = aweb.client.get("/admin/people/imports/nothing-here")
+    assert response.status_code == 404
+    assert "no longer in progress" in response.get_data(as_text=True)
+
+
+def test_person_page_makes_a_set_password_link_shown_once(aweb: Web):
+    person = f"{PEOPLE}/{uid('user:icu.nurse1@example.com')}"
+    response = aweb.client.post(person + "/password-link", data={"csrf_token": aweb.csrf()})
+    assert response.status_code == 303
+    html = aweb.client.get(person).get_data(as_text=True)
+    assert re.search(r'value="http://testserver/auth/set-password/[^"]+"', html)
+    assert "Create a set-password link" in html
+    later = aweb.client.get(person).get_data(as_text=True)
+    assert "/auth/set-password/" not in later
+
+
+def test_password_link_for_a_bot_is_a_message(aweb: Web):
+    person = f"{PEOPLE}/{uid('user:bot@example.com')}"
+    response = aweb.client.post(person + "/password-link", data={"csrf_token": aweb.csrf()})
+    assert response.status_code == 303
+    assert "Only people who may sign in" in aweb.client.get(person).get_data(as_text=True)
