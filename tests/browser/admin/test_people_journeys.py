@@ -110,6 +110,9 @@ def test_admin_imports_people_and_one_signs_in_with_the_link(site, tab, no_js_ta
         "2 people added, 0 updated")
     link = page.get_by_label(f"Set-password link for Nia {tag}").input_value()
     assert "/auth/set-password/" in link
+    page.set_viewport_size({"width": 390, "height": 844})  # the links stay inside a phone
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    page.set_viewport_size({"width": 1280, "height": 900})
     assert _people(site) == before + 2
 
     browse.click(page.get_by_role("link", name="Import another file"))
