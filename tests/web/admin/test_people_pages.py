@@ -180,7 +180,9 @@ def test_bad_rows_are_listed_and_no_one_is_imported(aweb: Web):
         f"No Team,noteam.{tag}@example.org,provider,Nowhere,,,,,N-{tag}",
         f"Bad Mail,not-an-email,user,,,,,,M-{tag}",
         f"User Team,ut.{tag}@example.org,user,Emergency,,,,,U-{tag}",
-        f"Twice,twice.{tag}@example.org,provider,,,,,,G-{tag}")
+        f"Twice,twice.{tag}@example.org,provider,,,,,,G-{tag}",
+        f"Far,far.{tag}@example.org,provider,,,,weekly,9999-01-05,F-{tag}",
+        f"Early,early.{tag}@example.org,provider,,,,weekly,0001-01-01,E-{tag}")
     response = _post_file(aweb, content)
     html = response.get_data(as_text=True)
     assert response.status_code == 422
@@ -190,6 +192,8 @@ def test_bad_rows_are_listed_and_no_one_is_imported(aweb: Web):
     assert "not an email address" in text
     assert "Only providers have this" in text
     assert "Row 1 has the same imported id" in text
+    assert "9999-01-05 is too far away" in text
+    assert "0001-01-01 is too far away" in text
     assert _people_count(aweb) == before
 
 
@@ -273,3 +277,14 @@ def test_password_link_for_a_bot_is_a_message(aweb: Web):
     response = aweb.client.post(person + "/password-link", data={"csrf_token": aweb.csrf()})
     assert response.status_code == 303
     assert "Only people who may sign in" in aweb.client.get(person).get_data(as_text=True)
+
+
+def test_a_file_over_the_limit_is_refused_on_the_form(make_web):
+    web = make_web(max_upload_bytes=300)
+    web.sign_in("admin@example.com")
+    rows = [f"Big {n},big.{n}@example.org,user,,,,,,BIG-{n}" for n in range(40)]
+    response = web.client.post(IMPORT, data={
+        "csrf_token": web.csrf(), "file": (io.BytesIO(_csv(*rows).encode()), "big.csv")},
+        content_type="multipart/form-data")
+    assert response.status_code in (413, 422)
+    assert "larger than" in response.get_data(as_text=True)
