@@ -299,3 +299,13 @@ def test_a_link_posted_after_it_expired_sets_nothing(fresh_api, world):
     assert response.status_code == 410
     with fresh_api.db.unit_of_work() as session:
         assert session.get(m.User, world.provider).password_hash is None
+
+
+def test_the_same_import_sent_twice_at_once_creates_each_person_once(fresh_api, world):
+    before = people_count(fresh_api)
+    body = [provider_row(world, n) for n in range(1, 6)]
+    answers = fresh_api.race([("POST", IMPORT, "admin@example.com", body)] * 2)
+    assert sorted(r.status_code for r in answers) == [200, 200], [r.get_json() for r in answers]
+    created = sorted(r.get_json()["created"] for r in answers)
+    assert created == [0, 5]
+    assert people_count(fresh_api) == before + 5

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import insert, select, update
+from sqlalchemy import insert, select, text, update
 from sqlalchemy.orm import Session
 
 from app.api.auth import Actor
@@ -42,6 +42,9 @@ from app.contract.problems import FieldError, ProblemCode
 
 PASSWORD_LINK_TTL = timedelta(days=7)
 """How long a set-password link is good for."""
+
+IMPORT_LOCK = 0x5EED_1A7E
+"""PostgreSQL advisory lock key that makes imports take turns (SQLite writers do anyway)."""
 
 PROVIDER_RBAC_ROLE = "Provider"
 """The standard role an imported provider is given (when the organisation has it)."""
@@ -261,6 +264,11 @@ def import_people(session: Session, *, actor: Actor, rows: list[PersonImportRow]
             batchSize=len(rows), maxBatchSize=max_batch_size)
     if not rows:
         return []
+    if session.get_bind().dialect.name == "postgresql":
+        # Two imports of the same new people at once would both find them new and one would
+        # fail on the unique keys: they take turns, and the second finds the first's people
+        # (READ COMMITTED: each statement sees what committed before it).
+        session.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": IMPORT_LOCK})
     known = _known(session, {row.imported_id for row in rows})
     errors = _repeats(rows) + _references(session, rows) + _type_changes(rows, known)
     if errors:
