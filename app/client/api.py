@@ -35,6 +35,7 @@ from app.contract import (
     labels,
     pay_codes,
     pay_preview,
+    people,
     permissions,
     providers,
     reports,
@@ -237,6 +238,31 @@ class ApiClient:
                        ) -> providers.ProviderWithRelationsPage:
         """A page of providers with their skills, team and manager."""
         return self._call("GET", "/providers", providers.ProviderWithRelationsPage, query=query)
+
+    def count_providers(self, query: providers.ProviderFilter | None = None,
+                        ) -> providers.ProviderCount:
+        """How many providers the list would give with the same filters."""
+        return self._call("GET", "/providers/count", providers.ProviderCount, query=query)
+
+    def get_provider(self, provider_id: uuid.UUID) -> providers.ProviderWithRelations:
+        """One provider with their skills, team, manager and roles."""
+        return self._call("GET", f"/providers/{_id(provider_id)}",
+                          providers.ProviderWithRelations)
+
+    def get_employment_type(self, employment_type_id: uuid.UUID,
+                            ) -> employment_types.EmploymentTypeRead:
+        """One employment type."""
+        return self._call("GET", f"/employment-types/{_id(employment_type_id)}",
+                          employment_types.EmploymentTypeRead)
+
+    def import_people(self, rows: list[people.PersonImportRow]) -> people.PeopleImportResult:
+        """Create or update people, all or none (at most the API's batch size:
+        `batch-size-exceeded` reports it); matched on `importedId`."""
+        return self._call("POST", "/people/import", people.PeopleImportResult, body=list(rows))
+
+    def create_password_link(self, user_id: uuid.UUID) -> people.PasswordLink:
+        """A new one-time set-password link for a person (ending their earlier ones)."""
+        return self._call("POST", f"/users/{_id(user_id)}/password-link", people.PasswordLink)
 
     def list_employment_types(self, query: employment_types.EmploymentTypeListQuery | None = None,
                               ) -> employment_types.EmploymentTypePage:

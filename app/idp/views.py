@@ -38,6 +38,7 @@ from app.api.db import Database
 from app.api.models import IdpSignIn
 from app.api.tokens import TokenInvalid, Verifier, public_jwks
 from app.config import Settings
+from app.idp import password_links
 from app.idp.accounts import Refused, active_user, authenticate
 from app.idp.cookies import IdpSession, SessionCookies
 from app.idp.passwords import MAX_PASSWORD_LENGTH
@@ -469,3 +470,60 @@ def signin() -> Response:
     if page is not None:
         return page
     return redirect(next_path or "/", 303)
+
+
+# --- set-password links -------------------------------------------------------------------------
+
+LINK_REFUSALS = {
+    "unknown": ("This link does not work",
+                "The link is not right, or it no longer applies to anyone who may sign in. Ask "
+                "your administrator for a new set-password link."),
+    "used": ("This link has been used",
+             "A set-password link works once, and this one has been used (or replaced by a newer "
+             "link). If you chose your password with it, sign in; otherwise ask your "
+             "administrator for a new link."),
+    "expired": ("This link has expired",
+                "Set-password links are good for 7 days. Ask your administrator for a new one."),
+}
+
+
+def _set_password_page(token: str, person: password_links.Usable, *,
+                       errors: dict[str, str] | None = None, status: int = 200) -> Response:
+    html = render_template(
+        "idp/set_password.html", person=person, errors=errors or {},
+        action=url_for("idp.set_password", token=token),
+        csrf_token=_state().cookies.csrf_token(_browser()),
+        min_length=password_links.MIN_PASSWORD_LENGTH)
+    return make_response(html, status)
+
+
+def _link_refused(reason: str) -> Response:
+    heading, detail = LINK_REFUSALS[reason]
+    return make_response(render_template("idp/link_refused.html", heading=heading,
+                                         detail=detail), 410 if reason != "unknown" else 404)
+
+
+@bp.route("/set-password/<token>", methods=["GET", "POST"])
+def set_password(token: str) -> Response:
+    """Choose a password with a one-time link, then sign in as usual."""
+    state = _state()
+    now = datetime.now(UTC)
+    found = password_links.look_up(state.db, token, now=now)
+    if isinstance(found, password_links.Unusable):
+        return _link_refused(found.reason)
+    if request.method == "GET":
+        return _set_password_page(token, found)
+    if not _csrf_ok():
+        return _csrf_refused()
+    password = request.form.get("password") or ""
+    errors = password_links.password_problems(password, request.form.get("password_again") or "",
+                                              found.email)
+    if errors:
+        return _set_password_page(token, found, errors=errors, status=422)
+    done = password_links.set_password(state.db, token, password, now=now)
+    if isinstance(done, password_links.Unusable):
+        return _link_refused(done.reason)
+    log.info("password set through a link for %r", done.email)
+    # The staff UI's home: it starts a sign-in, and the form now takes the new password.
+    return make_response(render_template("idp/password_set.html", person=done,
+                                         signin_url="/"), 200)

@@ -31,6 +31,7 @@ from app.web.manage_schedule.views import bp as manage_schedule_bp
 from app.web.manage_time_off.views import bp as manage_time_off_bp
 from app.web.manage_timesheets.views import bp as manage_timesheets_bp
 from app.web.pay_rules.views import bp as pay_rules_bp
+from app.web.people.views import bp as people_bp
 from app.web.permissions.views import bp as permissions_bp
 from app.web.reports.views import bp as reports_bp
 from app.web.settings.views import bp as settings_bp
@@ -52,6 +53,7 @@ AREAS: tuple[Blueprint, ...] = (
     reports_bp,  # administrators and managers (issue 19)
     settings_bp,  # administrators (issue 19)
     demand_forecast_bp,  # managers and administrators (issue 18)
+    people_bp,  # administrators (issue 19)
     permissions_bp,  # administrators (issue 19, beta)
 )
 

@@ -27,6 +27,7 @@ STYLESHEETS = (
     "css/pay_rules.css",
     "css/settings.css",
     "css/permissions.css",
+    "css/people.css",
 )
 """The files of the bundle, in the order their rules cascade (later files win ties)."""
 

@@ -115,6 +115,9 @@ NAV: dict[Need, NavItem] = {
     Need("create", "Report"):
         NavItem("Reports", "reports.index", "/admin/reports", "manager",
                 "Run reports and download their files", admin_group="admin"),
+    Need("create", "User"):
+        NavItem("People", "people.index", "/admin/people", "admin",
+                "The directory of staff; import people from a CSV file"),
     Need("edit", "Label"):
         NavItem("Settings", "settings.index", "/admin/settings", "admin",
                 "Labels, pay codes, teams, roles and time-off policies"),

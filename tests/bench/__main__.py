@@ -11,7 +11,9 @@ Prints, each next to its target:
   worker runs it (built, rendered and stored), the median of several runs and its row count;
 - the time to accrue a year of time off for 2,000 providers (`tests/bench/balances.py`);
 - the coverage endpoint's p50/p95 for a 200-provider team over 14 days at 60 minutes
-  (`tests/bench/coverage.py`, target p50 <= 30 ms).
+  (`tests/bench/coverage.py`, target p50 <= 30 ms);
+- the time to import 10,000 people from a CSV, checked and then sent in batches of 1,000, and
+  the same file again (`tests/bench/people_import.py`).
 Every loop is bounded in count and time and talks only to 127.0.0.1.
 """
 
@@ -342,8 +344,9 @@ def main() -> None:
     parser.add_argument("--balance-providers", type=int, default=2000)
     parser.add_argument("--coverage-team-size", type=int, default=200)
     parser.add_argument("--coverage-runs", type=int, default=30)
+    parser.add_argument("--import-people", type=int, default=10_000)
     parser.add_argument("--only", choices=["throughput", "slots", "timesheet", "payroll",
-                                           "balances", "coverage"],
+                                           "balances", "coverage", "people-import"],
                         action="append",
                         help="run only these benchmarks (repeatable); default: all")
     parser.add_argument("--workdir", type=Path, default=None,
@@ -360,7 +363,7 @@ def main() -> None:
                            env=env, check=True, cwd=ROOT, stderr=subprocess.DEVNULL)
             print(f"init --scale {args.scale}: {time.perf_counter() - began:.1f} s")
         only = set(args.only or ["throughput", "slots", "timesheet", "payroll", "balances",
-                                 "coverage"])
+                                 "people-import", "coverage"])
         if "throughput" in only:
             bench_throughput(env, args.seconds)
         if "slots" in only:
@@ -373,6 +376,10 @@ def main() -> None:
             from tests.bench.balances import bench_balances
 
             bench_balances(env, args.balance_providers)
+        if "people-import" in only:
+            from tests.bench.people_import import bench_people_import
+
+            bench_people_import(env, _token(env, "admin@example.com"), args.import_people)
         if "coverage" in only:  # last: it moves providers out of the first team
             from tests.bench.coverage import bench_coverage
 

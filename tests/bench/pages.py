@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
-GROUPS = ("provider", "manager", "scheduler")
+GROUPS = ("provider", "manager", "scheduler", "admin")
 RATIO_TARGET = 1.3
 BYTES_TARGET = 60_000
 _ASSETS = re.compile(r'<(?:link[^>]+rel="stylesheet"[^>]+href|script[^>]+src)="([^"]+)"')

@@ -23,8 +23,8 @@ MENUS = {
     "scheduler@example.com": ["Home", "Find a slot", "Appointments", "Appointment types"],
     "admin@example.com": ["Home", "Time-off queue", "Timesheets", "Team schedule",
                           "Find a slot", "Appointments", "Appointment types", "Pay rules",
-                          "Balance resets", "Settings", "Permissions", "Demand forecast",
-                          "Reports"],
+                          "Balance resets", "People", "Settings", "Permissions",
+                          "Demand forecast", "Reports"],
 }
 # Whoever does several kinds of work gets one header menu per kind.
 MENU_GROUPS = {"admin@example.com": ["All teams", "Appointments", "Administration"]}

@@ -247,3 +247,36 @@ class ApiToken(Base):
     expires_at: Mapped[datetime | None] = mapped_column(UtcDateTime)
 
     user: Mapped[User] = relationship(back_populates="api_tokens")
+
+
+class UserImport(Base):
+    """The id a person has in the system they were imported from (`POST /v1/people/import`
+    upserts on it); a provider's `imported_id` carries the same value. A table of its own, so
+    that `users` keeps the shape earlier migrations gave it."""
+
+    __tablename__ = "user_imports"
+    __table_args__ = (UniqueConstraint("imported_id"),)
+
+    user_id: Mapped[uuid.UUID] = mapped_column(
+        ForeignKey("users.id", ondelete="CASCADE"), primary_key=True)
+    imported_id: Mapped[str]
+
+
+class PasswordSetToken(Base):
+    """A one-time link with which a person chooses their password, stored only as its hash.
+
+    A newer link for the same person ends the earlier ones (`used_at` set); one is good until
+    `expires_at` and for one use.
+    """
+
+    __tablename__ = "password_set_tokens"
+    __table_args__ = (UniqueConstraint("token_hash"), Index(None, "user_id"))
+
+    id: Mapped[uuid.UUID] = mapped_column(primary_key=True, default=new_id)
+    user_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    token_hash: Mapped[str]
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime, default=utcnow)
+    expires_at: Mapped[datetime] = mapped_column(UtcDateTime)
+    used_at: Mapped[datetime | None] = mapped_column(UtcDateTime)
+    created_by_id: Mapped[uuid.UUID | None] = mapped_column(
+        ForeignKey("users.id", ondelete="SET NULL"))

@@ -1,4 +1,5 @@
-"""Users: `GET /v1/users`, `GET /v1/users/{userId}` and `GET /v1/users/me` (extension).
+"""Users: `GET /v1/users`, `GET /v1/users/{userId}`, and the extensions `GET /v1/users/me` and
+`POST /v1/users/{userId}/password-link`.
 
 `/me` answers for anyone signed in: it is how a client learns who it is and what it may do.
 """
@@ -6,6 +7,7 @@
 from __future__ import annotations
 
 import uuid
+from datetime import UTC, datetime
 
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
@@ -15,7 +17,9 @@ from app.api.models import RbacRole, User, user_rbac_roles
 from app.api.pagination import Paginator, SortKey
 from app.api.problems import not_found
 from app.api.routing import endpoint
+from app.api.services import people_import
 from app.api.subjects import USER
+from app.contract.people import PasswordLink
 from app.contract.permissions import PermissionRule
 from app.contract.users import UserListQuery, UserMe, UserPage, UserRead
 
@@ -74,3 +78,20 @@ def get_user(session: Session, actor: Actor, user_id: uuid.UUID) -> UserRead:
         raise not_found("user", user_id)
     actor.require("view", "User", USER.of(user))
     return UserRead.model_validate(user)
+
+
+@endpoint("POST", "/users/<user_id>/password-link", summary="Make a set-password link",
+          response=PasswordLink, status=201,
+          codes=["user-not-found", "invalid-state-transition", "unauthorized"],
+          extension=True, tag="Users",
+          permits=[("edit", "User")])
+def create_password_link(session: Session, actor: Actor, user_id: uuid.UUID) -> PasswordLink:
+    """A new one-time link with which the person chooses their password.
+
+    The embedded sign-in service takes the token at `{issuer}/set-password/{token}`. The link
+    is good once and for 7 days; making one ends the person's earlier links. Only a hash is
+    stored, so this answer is the only place the token appears. Bots and dismissed people,
+    who do not sign in with a password, get `invalid-state-transition`.
+    """
+    return people_import.create_password_link(session, actor=actor, user_id=user_id,
+                                              now=datetime.now(UTC))
