@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from functools import lru_cache
+from typing import NamedTuple
 from zoneinfo import ZoneInfo
 
 from markupsafe import Markup, escape
@@ -65,9 +66,8 @@ _SKIPPED = ('<span class="cov-cell cov-none"><span class="visually-hidden">No su
             'clocks go forward</span></span>')
 
 
-@dataclass(frozen=True)
-class Hour:
-    """One interval of one role, as a cell."""
+class Hour(NamedTuple):
+    """One interval of one role, as a cell (a tuple: a week is hundreds of them)."""
 
     start: datetime
     end: datetime

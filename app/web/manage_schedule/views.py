@@ -42,6 +42,7 @@ from urllib.parse import urlencode
 
 from flask import Blueprint, Response, abort, current_app, flash, request, url_for
 from itsdangerous import BadSignature, URLSafeSerializer
+from markupsafe import Markup
 from wtforms import BooleanField, Field, FieldList, FormField, SelectMultipleField, SubmitField
 
 from app.client import ApiClient, ApiProblem, NotFound, VersionConflict
@@ -63,7 +64,14 @@ from app.contract.teams import TeamListQuery, TeamRead
 from app.contract.time_off import TimeOffRequestListQuery, TimeOffRequestRead
 from app.contract.users import UserMe
 from app.web.auth import api, current_user
-from app.web.filters import format_date, format_datetime, format_time, leave_span
+from app.web.filters import (
+    clock_range,
+    format_date,
+    format_datetime,
+    format_time,
+    leave_span,
+    site_today,
+)
 from app.web.forms import apply_problem
 from app.web.htmx import render, see_other
 from app.web.manage_schedule.calendar import (
@@ -124,6 +132,18 @@ class DayRole:
     open: int
 
 
+@dataclass(frozen=True)
+class Chip:
+    """A shift as the schedule shows it: its main role (the first segment that is not an
+    unpaid break), its times as markup, whose it is and its day."""
+
+    role_id: str | None
+    role_name: str | None
+    times: Markup
+    who: str
+    day: str
+
+
 @dataclass
 class Week:
     """Everything the schedule page shows."""
@@ -147,6 +167,7 @@ class Week:
     resend: list[tuple[str, str]] = field(default_factory=list)  # "Apply my change" fields
     _urls: dict[str, str] = field(default_factory=dict)
     _names: dict[str, str] = field(default_factory=dict)  # `rows` by provider id
+    _chips: dict[uuid.UUID, Chip] = field(default_factory=dict)  # `chip` of each shift shown
     grid: dict[tuple[str, date], list[ShiftRead]] = field(default_factory=dict)
     rows: list[tuple[str, str]] = field(default_factory=list)
     compare: list[Comparison] = field(default_factory=list)
@@ -270,6 +291,20 @@ class Week:
     def view_url(self, view: str) -> str:
         """This schedule in `view` ("day" or "week"), keeping the day."""
         return url_for("manage_schedule.index") + "?" + self._args(view=view)
+
+    def chip(self, shift: ShiftRead) -> Chip:
+        """What the week grid's chip and the day's card show of `shift`, worked out once per
+        shift (a week shows dozens, each in both views)."""
+        found = self._chips.get(shift.id)
+        if found is None:
+            role = next((seg for seg in shift.segments if seg.type != "unpaid_break"), None)
+            found = self._chips[shift.id] = Chip(
+                role_id=str(role.role) if role is not None and role.role else None,
+                role_name=role.role_name if role is not None else None,
+                times=clock_range(shift.start_date, shift.end_date, zone()),
+                who=self.person(shift.provider),
+                day=format_date(shift.start_date, zone(), site_today(zone())))
+        return found
 
     def person(self, provider_id: uuid.UUID | str | None) -> str:
         """A provider's name ("Open shift" for none)."""
