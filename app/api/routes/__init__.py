@@ -25,6 +25,7 @@ MODULES = (
     "work_rules",
     "pay_preview",
     "balances",
+    "audit",
 )
 
 
