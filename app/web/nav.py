@@ -118,6 +118,9 @@ NAV: dict[Need, NavItem] = {
     Need("edit", "Label"):
         NavItem("Settings", "settings.index", "/admin/settings", "admin",
                 "Labels, pay codes, teams, roles and time-off policies"),
+    Need("manage", "AuditEvent"):
+        NavItem("Audit trail", "audit.index", "/admin/audit", "admin",
+                "Who changed what, and when"),
 }
 
 # The administrator's own group on the home page: the documents of the /v1 API (the API's own

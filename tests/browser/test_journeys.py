@@ -24,7 +24,7 @@ MENUS = {
     "admin@example.com": ["Home", "Time-off queue", "Timesheets", "Team schedule",
                           "Demand forecast", "Find a slot",
                           "Appointments", "Appointment types", "Pay rules",
-                          "Balance resets", "Reports", "Settings"],
+                          "Balance resets", "Reports", "Settings", "Audit trail"],
 }
 NAMES = {
     "provider@example.com": "Pat Provider",

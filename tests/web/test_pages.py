@@ -112,7 +112,8 @@ def test_admin_home_links_to_working_pages_of_all_teams_and_the_api_documents(we
     links = [part.split('"', 1)[0] for part in areas.split('href="')[1:]]
     assert links == ["/manage/time-off", "/manage/timesheets", "/manage/schedule", "/slots",
                      "/appointments", "/appointment-types", "/admin/pay-rules",
-                     "/admin/balance-resets", "/admin/settings", "/manage/demand-forecast",
+                     "/admin/balance-resets", "/admin/settings", "/admin/audit",
+                     "/manage/demand-forecast",
                      "/admin/reports",
                      "/v1/openapi.json", "/v1/errors"]
     for link in links:
