@@ -195,3 +195,17 @@ def test_reading_writes_nothing(api):
     before = _events(api, subject="Team")
     api.get("/v1/teams")
     assert _events(api, subject="Team") == before
+
+
+def test_a_punch_records_its_own_event_as_the_provider(fresh_api, world):
+    response = fresh_api.post("/v1/timekeeping/timecard/punches", user="provider@example.com",
+                              json={"provider": str(world.provider), "action": "clock_in"})
+    assert response.status_code == 201, response.get_json()
+    punch = response.get_json()
+
+    events = _events(fresh_api, subject="Punch", recordId=punch["id"])
+
+    assert [(e["action"], e["actorId"]) for e in events] == [("create", str(world.provider))]
+    assert events[0]["changes"]["action"] == {"before": None, "after": "clock_in"}
+    assert events[0]["changes"]["state"] == {"before": None, "after": "pending"}
+
