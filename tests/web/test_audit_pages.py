@@ -17,13 +17,14 @@ from typing import Any
 
 import pytest
 
-from tests.factories import World
+from tests.factories import World, uid
 from tests.web.conftest import Web, build_web
 
 ADMIN = "admin@example.com"
 MANAGER = "manager@example.com"
 HX = {"HX-Request": "true"}
 START = datetime(2027, 6, 8, 11, 0, tzinfo=UTC)
+PERIOD = "period=2026-03-02"  # the seeded world's pay period with punches
 
 
 def _text(html: str) -> str:
@@ -169,3 +170,44 @@ def test_shift_editor_links_to_its_history_for_the_admin_only(aweb):
     assert history not in aweb.client.get(editor).get_data(as_text=True)
     aweb.sign_in(ADMIN)
     assert history in aweb.client.get(editor).get_data(as_text=True)
+
+
+def test_appointment_page_links_to_its_history_for_the_admin_only(aweb):
+    appointment = uid("appt:0")
+    history = f"/admin/audit?subject=Appointment&amp;recordId={appointment}"
+
+    aweb.sign_in("scheduler@example.com")
+    page = aweb.client.get(f"/appointments/{appointment}")
+    assert page.status_code == 200
+    assert history not in page.get_data(as_text=True)
+    aweb.sign_in(ADMIN)
+    assert history in aweb.client.get(f"/appointments/{appointment}").get_data(as_text=True)
+
+
+def test_an_opened_time_off_request_links_to_its_history_for_the_admin_only(aweb):
+    request_id = uid("tor:pending")
+    history = f"/admin/audit?subject=TimeOffRequest&amp;recordId={request_id}"
+
+    aweb.sign_in(MANAGER)
+    page = aweb.client.get(f"/manage/time-off/{request_id}")
+    assert page.status_code == 200
+    assert history not in page.get_data(as_text=True)
+    aweb.sign_in(ADMIN)
+    assert history in aweb.client.get(f"/manage/time-off/{request_id}").get_data(as_text=True)
+
+
+def test_a_punch_being_edited_links_to_its_history_for_the_admin_only(aweb):
+    sheet = (f"/manage/timesheets?team={aweb.world.ed}&{PERIOD}"
+             f"&provider={aweb.world.provider}")
+
+    def edited_rows(email: str) -> str:
+        aweb.sign_in(email)
+        page = aweb.client.get(sheet).get_data(as_text=True)
+        link = re.search(r'<a class="ts-edit-link" href="([^"#]+)#row-[^"]*"[^>]*>Edit punches',
+                         page)
+        assert link is not None
+        return aweb.client.get(link.group(1).replace("&amp;", "&")).get_data(as_text=True)
+
+    assert "subject=Punch" not in edited_rows(MANAGER)
+    assert re.search(r'href="/admin/audit\?subject=Punch&amp;recordId=[0-9a-f-]{36}">History',
+                     edited_rows(ADMIN))
