@@ -211,3 +211,12 @@ def test_a_punch_being_edited_links_to_its_history_for_the_admin_only(aweb):
     assert "subject=Punch" not in edited_rows(MANAGER)
     assert re.search(r'href="/admin/audit\?subject=Punch&amp;recordId=[0-9a-f-]{36}">History',
                      edited_rows(ADMIN))
+
+
+def test_an_empty_trail_says_so(aweb):
+    aweb.sign_in(ADMIN)
+    response = aweb.client.get("/admin/audit")
+    assert response.status_code == 200
+    assert "No changes recorded yet" in response.get_data(as_text=True)
+    filtered = aweb.client.get("/admin/audit?subject=Label").get_data(as_text=True)
+    assert "No changes match these filters" in filtered
