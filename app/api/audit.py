@@ -238,7 +238,9 @@ def _collect(session: Session) -> dict[tuple[str, str], _Event]:
                 changes = _changed(obj, spec.skip, spec.rename)
                 if not changes:
                     continue
-            events[key] = _Event(kind, changes)
+            found = _Event(kind, changes)
+            # Two models of one record (a policy and its accrual settings) share an event.
+            events[key] = _merge(events[key], found) if key in events else found
     # Children taken out of a collection are deleted as orphans by this flush: they show as
     # changed (their parent reference), never in `session.deleted`; the collection's history
     # names them.
