@@ -25,6 +25,7 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session
 
+from app.api.audit import ACTOR_KEY, AuditActor
 from app.api.problems import ProblemError, from_validation_error, validation
 from app.contract.common import ApiModel
 from app.contract.problems import ProblemCode
@@ -213,6 +214,13 @@ def _once_more_after_a_restart(work: Callable[[list[bool]], T]) -> T:
         return work(finished)
 
 
+def _request_id() -> str | None:
+    """The caller's `X-Request-Id`, kept on the audit events of its writes (at most 100
+    characters; anything longer is cut)."""
+    value = request.headers.get("X-Request-Id", "").strip()
+    return value[:100] or None
+
+
 def _refusal(actor: Actor, permits: tuple[tuple[str, str], ...]) -> ProblemError | None:
     """The 403 for a caller who may do none of `permits` on any object of its subject."""
     if not permits or any(actor.can(action, subject) for action, subject in permits):
@@ -303,6 +311,9 @@ def endpoint(
                     refused = None
                     if not public:  # who asks comes first: an anonymous caller learns nothing
                         actor = authenticate(session)
+                        if write:  # what this request writes is recorded (app.api.audit)
+                            session.info[ACTOR_KEY] = AuditActor(
+                                actor.user_id, actor.name, _request_id())
                         refused = _refusal(actor, permits)
                         if "actor" in wanted:
                             kwargs["actor"] = actor

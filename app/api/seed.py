@@ -79,7 +79,7 @@ STANDARD_ROLES: dict[str, tuple[str, list[Rule]]] = {
         [("manage", subject, None) for subject in (
             "AutoSchedulerJob", "BalanceReset", "DemandForecast", "Provider", "Report", "Shift",
             "Team", "Timecard", "TimeOffRequest", "TimeOffPolicy", "Timesheet", "Appointment",
-            "AppointmentType", "Label", "Permission", "User", "WorkRule",
+            "AppointmentType", "AuditEvent", "Label", "Permission", "User", "WorkRule",
         )],
     ),
 }

@@ -29,6 +29,7 @@ from app.contract import (
     appointments as ap,
 )
 from app.contract import (
+    audit,
     balances,
     employment_types,
     forecasting,
@@ -429,6 +430,11 @@ class ApiClient:
         return self._call("GET", "/timekeeping/timesheet", timekeeping.TimesheetPage, query=query)
 
     # -- timesheet sign-offs (extension) --------------------------------------------------------
+
+    def list_audit_events(self, query: audit.AuditEventQuery | None = None,
+                          ) -> audit.AuditEventPage:
+        """A page of the audit trail, newest first (extension; administrators)."""
+        return self._call("GET", "/audit-events", audit.AuditEventPage, query=query)
 
     def list_sign_offs(self, query: sign_offs.TimesheetSignOffQuery,
                        ) -> sign_offs.TimesheetSignOffPage:

@@ -23,6 +23,7 @@ from app.web import assets, auth, errors, filters, htmx, nav, security
 from app.web import session as sessions
 from app.web.appointment_types.views import bp as appointment_types_bp
 from app.web.appointments.views import bp as appointments_bp
+from app.web.audit.views import bp as audit_bp
 from app.web.balance_resets.views import bp as balance_resets_bp
 from app.web.clock.views import bp as clock_bp
 from app.web.demand_forecast.views import bp as demand_forecast_bp
@@ -52,6 +53,7 @@ AREAS: tuple[Blueprint, ...] = (
     balance_resets_bp,  # administrators
     reports_bp,  # administrators and managers (issue 19)
     settings_bp,  # administrators (issue 19)
+    audit_bp,  # administrators (issue 19)
     demand_forecast_bp,  # managers and administrators (issue 18)
     people_bp,  # administrators (issue 19)
     permissions_bp,  # administrators (issue 19, beta)

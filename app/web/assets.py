@@ -28,6 +28,7 @@ STYLESHEETS = (
     "css/settings.css",
     "css/permissions.css",
     "css/people.css",
+    "css/audit.css",
 )
 """The files of the bundle, in the order their rules cascade (later files win ties)."""
 

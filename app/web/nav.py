@@ -124,6 +124,9 @@ NAV: dict[Need, NavItem] = {
     Need("edit", "Permission"):
         NavItem("Permissions", "permissions.index", "/admin/permissions", "admin",
                 "What each role may do, previewed before you change it (beta)"),
+    Need("manage", "AuditEvent"):
+        NavItem("Audit trail", "audit.index", "/admin/audit", "admin",
+                "Who changed what, and when"),
 }
 
 # The administrator's own group on the home page: the documents of the /v1 API (the API's own

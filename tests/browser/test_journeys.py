@@ -23,7 +23,7 @@ MENUS = {
     "scheduler@example.com": ["Home", "Find a slot", "Appointments", "Appointment types"],
     "admin@example.com": ["Home", "Time-off queue", "Timesheets", "Team schedule",
                           "Find a slot", "Appointments", "Appointment types", "Pay rules",
-                          "Balance resets", "People", "Settings", "Permissions",
+                          "Balance resets", "People", "Settings", "Permissions", "Audit trail",
                           "Demand forecast", "Reports"],
 }
 # Whoever does several kinds of work gets one header menu per kind.

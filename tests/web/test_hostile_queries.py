@@ -25,7 +25,7 @@ ROLES = ["provider@example.com", "manager@example.com", "scheduler@example.com",
          "admin@example.com"]
 KNOWN = ["week", "view", "type", "start", "end", "from", "to", "provider", "team", "range",
          "period", "cursor", "status", "member", "location", "back", "next", "anyone", "date",
-         "day", "page", "q", "name", "edit", "export", "sort", "interval"]
+         "day", "page", "q", "name", "edit", "export", "sort", "interval", "recordId"]
 """Query parameters views read by hand (not through a form the page renders)."""
 SKIP = {"signin.start", "signin.callback", "signin.confirm_sign_out", "signin.signed_out",
         "home.favicon", "static"}

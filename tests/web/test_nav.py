@@ -31,7 +31,8 @@ def me_of(web):
     ("admin@example.com", ["Time-off queue", "Timesheets", "Team schedule", "Demand forecast",
                            "Find a slot",
                            "Appointments", "Appointment types", "Pay rules",
-                           "Balance resets", "Reports", "People", "Settings", "Permissions"]),
+                           "Balance resets", "Reports", "People", "Settings", "Permissions",
+                           "Audit trail"]),
 ])
 def test_menu_fits_each_users_permissions(me_of, email, labels):
     assert [item.label for item in nav.menu(me_of(email), ALL_ENDPOINTS)] == labels
@@ -96,6 +97,7 @@ def test_home_groups_show_an_admin_all_teams_and_the_api_documents(me_of):
         ("All teams", ["Time-off queue", "Timesheets", "Team schedule"]),
         ("Appointments", ["Find a slot", "Appointments", "Appointment types"]),
         ("Administration", ["Pay rules", "Balance resets", "People", "Settings", "Permissions",
+                            "Audit trail",
                             "Demand forecast", "Reports",
                             "API description", "API error codes"])]
 

@@ -113,7 +113,8 @@ def test_admin_home_links_to_working_pages_of_all_teams_and_the_api_documents(we
     assert links == ["/manage/time-off", "/manage/timesheets", "/manage/schedule", "/slots",
                      "/appointments", "/appointment-types", "/admin/pay-rules",
                      "/admin/balance-resets", "/admin/people", "/admin/settings",
-                     "/admin/permissions", "/manage/demand-forecast", "/admin/reports",
+                     "/admin/permissions", "/admin/audit", "/manage/demand-forecast",
+                     "/admin/reports",
                      "/v1/openapi.json", "/v1/errors"]
     for link in links:
         assert web.client.get(link).status_code == 200, link

@@ -22,7 +22,7 @@ SPEC_SUBJECTS = (
     "Timecard", "TimeOffRequest", "TimeOffPolicy", "Timesheet",
 )
 EXTENSION_SUBJECTS = (
-    "Appointment", "AppointmentType", "Label", "Permission", "User", "WorkRule",
+    "Appointment", "AppointmentType", "AuditEvent", "Label", "Permission", "User", "WorkRule",
 )
 SUBJECTS = SPEC_SUBJECTS + EXTENSION_SUBJECTS
 

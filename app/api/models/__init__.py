@@ -5,6 +5,7 @@ Must not hold queries or business rules.
 """
 
 from app.api.models.appointments import Appointment, AppointmentType
+from app.api.models.audit import AuditEvent
 from app.api.models.authorization import Permission, RbacRole, user_rbac_roles
 from app.api.models.balances import (
     TimeOffAccrualSettings,
@@ -56,6 +57,7 @@ __all__ = [
     "AppSetting",
     "Appointment",
     "AppointmentType",
+    "AuditEvent",
     "DemandForecastRow",
     "EmploymentType",
     "Enrollment",

@@ -2,10 +2,10 @@
 the import upserts on it) and the one-time set-password links (`password_set_tokens`, stored as
 SHA-256 hashes).
 
-Self-contained: two new tables, nothing else changed, nothing after 0011 needed.
+Self-contained: two new tables, nothing else changed.
 
 Revision ID: 0013
-Revises: 0011
+Revises: 0012
 Create Date: 2026-11-26 04:30:00
 
 """
@@ -17,7 +17,7 @@ from alembic import op
 
 # revision identifiers, used by Alembic.
 revision: str = '0013'
-down_revision: str | Sequence[str] | None = '0011'
+down_revision: str | Sequence[str] | None = '0012'
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
