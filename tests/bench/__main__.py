@@ -362,6 +362,9 @@ def main() -> None:
             subprocess.run([sys.executable, "-m", "app", "init", "--scale", str(args.scale)],
                            env=env, check=True, cwd=ROOT, stderr=subprocess.DEVNULL)
             print(f"init --scale {args.scale}: {time.perf_counter() - began:.1f} s")
+        else:  # a kept organisation: bring its database to this checkout's migrations
+            subprocess.run([sys.executable, "-m", "app", "init"], env=env, check=True, cwd=ROOT,
+                           stderr=subprocess.DEVNULL)
         only = set(args.only or ["throughput", "slots", "timesheet", "payroll", "balances",
                                  "people-import", "coverage"])
         if "throughput" in only:
