@@ -22,7 +22,8 @@ SPEC_SUBJECTS = (
     "Timecard", "TimeOffRequest", "TimeOffPolicy", "Timesheet",
 )
 EXTENSION_SUBJECTS = (
-    "Appointment", "AppointmentType", "Label", "Permission", "User", "WorkRule",
+    "Appointment", "AppointmentType", "Availability", "Label", "Permission", "User",
+    "WorkRule",
 )
 SUBJECTS = SPEC_SUBJECTS + EXTENSION_SUBJECTS
 

@@ -26,6 +26,7 @@ MODULES = (
     "pay_preview",
     "balances",
     "people",
+    "availability",
 )
 
 
