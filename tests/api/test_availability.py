@@ -184,3 +184,10 @@ def test_availability_codes_are_listed_on_the_errors_page(api):
     assert "/v1/availability/windows" in document["paths"]
     operation = document["paths"]["/v1/availabilities/{availabilityId}"]["get"]
     assert operation.get("x-shiftdesk-extension") is True
+
+
+def test_every_successful_update_raises_the_version(fresh_api):
+    created = _pattern(fresh_api)
+    url = f"{PATTERNS}/{created['id']}"
+    same = fresh_api.patch(url, user=PROVIDER, json={"version": 1, "rules": WEEK})
+    assert same.get_json()["version"] == 2

@@ -19,6 +19,7 @@ from sqlalchemy.orm import Session
 from app.api.auth import Actor
 from app.api.domain import availability as rules
 from app.api.models import Availability, AvailabilityException, Provider, Team
+from app.api.models.common import utcnow
 from app.api.pagination import Paginator, SortKey
 from app.api.problems import ProblemError, negative_range, not_found, validation
 from app.api.subjects import AVAILABILITY, AVAILABILITY_EXCEPTION
@@ -161,6 +162,7 @@ def update_availability(session: Session, *, actor: Actor, availability_id: uuid
         found.effective_from = body.effective_from
     if body.rules is not None:
         found.rules = _rule_dicts(body.rules)
+    found.updated_at = utcnow()  # every successful update raises the version, as for shifts
     session.flush()
     return found
 
@@ -258,6 +260,7 @@ def update_exception(session: Session, *, actor: Actor, exception_id: uuid.UUID,
         found.kind = body.kind
     if "note" in body.model_fields_set:
         found.note = (body.note or "").strip() or None
+    found.updated_at = utcnow()  # every successful update raises the version
     session.flush()
     return found
 
