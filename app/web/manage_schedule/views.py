@@ -339,6 +339,12 @@ class Week:
         return [r for r in self.time_off
                 if (str(r.provider_id), self.shown_day) in self.off]
 
+    @property
+    def day_availability(self) -> list[tuple[str, str, str, str]]:
+        """The agenda's day's unavailable and preferred times: (name, kind, words, reason)."""
+        return [(name, kind, words, reason) for pid, name in self.rows
+                for kind, words, reason in self.avail.get((pid, self.shown_day), [])]
+
 
 def leaves(form: Any) -> Iterator[Field]:
     """Every input field of a form, those of its segment rows included."""

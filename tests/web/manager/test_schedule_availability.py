@@ -91,3 +91,15 @@ def test_moving_a_shift_to_a_day_off_names_the_note(mweb, arrange):
     data["date"] = "2027-06-09"
     body = mweb.client.post(url, data=data, headers=HX).get_data(as_text=True)
     assert "Unavailable: Pat Provider is unavailable then (Dentist)" in _text(body)
+
+
+def test_day_agenda_lists_the_days_unavailable_and_preferred_times(mweb, arrange):
+    arrange(_availability)
+    mweb.sign_in("manager@example.com")
+    monday = mweb.client.get(f"/manage/schedule?team={mweb.world.ed}&view=day&day=2027-06-07")
+    assert "Pat Provider: Unavailable 7:00 AM\u20133:00 PM" in _text(
+        monday.get_data(as_text=True))
+    wednesday = mweb.client.get(
+        f"/manage/schedule?team={mweb.world.ed}&view=day&day=2027-06-09")
+    assert "Pat Provider: Unavailable all day (Dentist)" in _text(
+        wednesday.get_data(as_text=True))
