@@ -285,5 +285,13 @@ def build_world(session: Session) -> World:
         work_rule_id=example.id, effective_from=date(2026, 3, 1), time_zone="America/New_York",
         week_start_day=6, week_start_time="00:00", day_start_time="00:00", overtime=[],
         rounding=None, counting_pay_code_ids=[]))
+    # The doctor's availability: objects for the API's generic checks to address.
+    session.add(m.Availability(id=uid("availability:doctor"), provider_id=world.doctor,
+                               effective_from=date(2026, 1, 1), rules=[
+                                   {"weekday": "sunday", "startTime": "00:00",
+                                    "endTime": "24:00", "kind": "unavailable"}]))
+    session.add(m.AvailabilityException(id=uid("availability-exception:doctor"),
+                                        provider_id=world.doctor, start_date=date(2025, 12, 24),
+                                        end_date=date(2025, 12, 26), note="Holidays"))
     session.flush()
     return world

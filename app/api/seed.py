@@ -36,6 +36,9 @@ STANDARD_ROLES: dict[str, tuple[str, list[Rule]]] = {
             ("create", "TimeOffRequest", OWN),
             ("edit", "TimeOffRequest", OWN),
             ("view", "Appointment", OWN),
+            ("view", "Availability", {"provider": "$user.providerId"}),
+            ("create", "Availability", {"provider": "$user.providerId"}),
+            ("edit", "Availability", {"provider": "$user.providerId"}),
         ],
     ),
     "Manager": (
@@ -62,6 +65,7 @@ STANDARD_ROLES: dict[str, tuple[str, list[Rule]]] = {
             ("create", "Report", None),
             ("view", "DemandForecast", None),
             ("create", "DemandForecast", {"team": {"$in": "$user.teamIds"}}),
+            ("view", "Availability", {"team": {"$in": "$user.teamIds"}}),
         ],
     ),
     "Scheduler": (
@@ -79,7 +83,8 @@ STANDARD_ROLES: dict[str, tuple[str, list[Rule]]] = {
         [("manage", subject, None) for subject in (
             "AutoSchedulerJob", "BalanceReset", "DemandForecast", "Provider", "Report", "Shift",
             "Team", "Timecard", "TimeOffRequest", "TimeOffPolicy", "Timesheet", "Appointment",
-            "AppointmentType", "AuditEvent", "Label", "Permission", "User", "WorkRule",
+            "AppointmentType", "AuditEvent", "Availability", "Label", "Permission", "User",
+            "WorkRule",
         )],
     ),
 }

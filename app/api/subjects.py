@@ -129,6 +129,17 @@ DEMAND_FORECAST = Subject("DemandForecast", {
         lambda obj: obj.role.team_id),
 })
 """A forecast row's `team` is its role's team (rows carry only the role id)."""
+AVAILABILITY = Subject("Availability", {
+    "id": _col(m.Availability.id),
+    "provider": _col(m.Availability.provider_id),
+    "team": _team_of_provider(m.Availability.provider_id),
+})
+AVAILABILITY_EXCEPTION = Subject("Availability", {
+    "id": _col(m.AvailabilityException.id),
+    "provider": _col(m.AvailabilityException.provider_id),
+    "team": _team_of_provider(m.AvailabilityException.provider_id),
+})
+"""Exceptions are checked as part of the provider's availability (one `Availability` subject)."""
 WORK_RULE = Subject("WorkRule", {"id": _col(m.WorkRule.id)})
 OVERTIME_RULE = Subject("WorkRule", {"id": _col(m.OvertimeRule.id)})
 """Overtime and rounding rules are checked as part of the `WorkRule` subject (pay rules)."""
@@ -136,7 +147,7 @@ ROUNDING_RULE = Subject("WorkRule", {"id": _col(m.RoundingRule.id)})
 
 SUBJECTS: dict[str, Subject] = {
     s.name: s for s in (TEAM, PROVIDER, USER, SHIFT, TIME_OFF_REQUEST, TIME_OFF_POLICY, TIMECARD,
-                        TIMESHEET, APPOINTMENT, APPOINTMENT_TYPE, LABEL, PERMISSION, REPORT,
-                        DEMAND_FORECAST, WORK_RULE)
+                        TIMESHEET, APPOINTMENT, APPOINTMENT_TYPE, AVAILABILITY, LABEL, PERMISSION,
+                        REPORT, DEMAND_FORECAST, WORK_RULE)
 }
 """Every subject with fields, by name: what permission conditions may name."""

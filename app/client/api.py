@@ -49,6 +49,7 @@ from app.contract import (
     users,
     work_rules,
 )
+from app.contract import availability as av
 from app.contract.common import ListQuery
 from app.contract.problems import Problem
 
@@ -636,6 +637,59 @@ class ApiClient:
             raise ApiUnavailable(f"unexpected answer from the balance reset upload: {exc}") \
                 from exc
         return upload, response.status_code == 201
+
+    # -- availability (extension) ---------------------------------------------------------------
+
+    def list_availabilities(self, query: av.AvailabilityListQuery | None = None,
+                            ) -> av.AvailabilityPage:
+        """A page of weekly availability patterns."""
+        return self._call("GET", "/availabilities", av.AvailabilityPage, query=query)
+
+    def create_availability(self, body: av.AvailabilityCreate) -> av.AvailabilityRead:
+        """Create a version of a weekly availability pattern."""
+        return self._call("POST", "/availabilities", av.AvailabilityRead, body=body)
+
+    def update_availability(self, availability_id: uuid.UUID, body: av.AvailabilityUpdate,
+                            ) -> av.AvailabilityRead:
+        """Change a weekly pattern; raises `VersionConflict` when `body.version` is outdated."""
+        return self._call("PATCH", f"/availabilities/{_id(availability_id)}",
+                          av.AvailabilityRead, body=body)
+
+    def list_availability_exceptions(self, query: av.AvailabilityExceptionListQuery | None = None,
+                                     ) -> av.AvailabilityExceptionPage:
+        """A page of availability exceptions."""
+        return self._call("GET", "/availability-exceptions", av.AvailabilityExceptionPage,
+                          query=query)
+
+    def get_availability_exception(self, exception_id: uuid.UUID,
+                                   ) -> av.AvailabilityExceptionRead:
+        """One availability exception."""
+        return self._call("GET", f"/availability-exceptions/{_id(exception_id)}",
+                          av.AvailabilityExceptionRead)
+
+    def create_availability_exception(self, body: av.AvailabilityExceptionCreate,
+                                      ) -> av.AvailabilityExceptionRead:
+        """Create an availability exception."""
+        return self._call("POST", "/availability-exceptions", av.AvailabilityExceptionRead,
+                          body=body)
+
+    def update_availability_exception(self, exception_id: uuid.UUID,
+                                      body: av.AvailabilityExceptionUpdate,
+                                      ) -> av.AvailabilityExceptionRead:
+        """Change an availability exception (`VersionConflict` when outdated)."""
+        return self._call("PATCH", f"/availability-exceptions/{_id(exception_id)}",
+                          av.AvailabilityExceptionRead, body=body)
+
+    def delete_availability_exception(self, exception_id: uuid.UUID,
+                                      version: int | None = None) -> None:
+        """Delete an availability exception; with `version`, only that version."""
+        self._send("DELETE", f"/availability-exceptions/{_id(exception_id)}",
+                   params=None if version is None else {"version": version})
+
+    def availability_windows(self, query: av.AvailabilityWindowQuery,
+                             ) -> av.AvailabilityWindows:
+        """Per provider, the unavailable and preferred windows of up to 31 local days."""
+        return self._call("GET", "/availability/windows", av.AvailabilityWindows, query=query)
 
 
 __all__ = ["ApiClient", "ApiProblem", "ApiUnavailable", "build_http"]

@@ -21,14 +21,16 @@ SPEC_SUBJECTS: tuple[str, ...] = (
     "Timecard", "TimeOffRequest", "TimeOffPolicy", "Timesheet",
 )
 EXTENSION_SUBJECTS: tuple[str, ...] = (
-    "Appointment", "AppointmentType", "AuditEvent", "Label", "Permission", "User", "WorkRule",
+    "Appointment", "AppointmentType", "AuditEvent", "Availability", "Label", "Permission", "User",
+    "WorkRule",
 )
 
 PermissionSubject = Literal[
     "AutoSchedulerJob", "BalanceReset", "DemandForecast", "Provider", "Report", "Shift", "Team",
     "Timecard", "TimeOffRequest", "TimeOffPolicy", "Timesheet",
     # Extensions (DESIGN.md "Authorization"):
-    "Appointment", "AppointmentType", "AuditEvent", "Label", "Permission", "User", "WorkRule",
+    "Appointment", "AppointmentType", "AuditEvent", "Availability", "Label", "Permission", "User",
+    "WorkRule",
 ]
 """What a rule is about: the spec's subjects plus the extensions listed in `EXTENSION_SUBJECTS`."""
 

@@ -24,6 +24,7 @@ from app.web import session as sessions
 from app.web.appointment_types.views import bp as appointment_types_bp
 from app.web.appointments.views import bp as appointments_bp
 from app.web.audit.views import bp as audit_bp
+from app.web.availability.views import bp as availability_bp
 from app.web.balance_resets.views import bp as balance_resets_bp
 from app.web.clock.views import bp as clock_bp
 from app.web.demand_forecast.views import bp as demand_forecast_bp
@@ -57,6 +58,7 @@ AREAS: tuple[Blueprint, ...] = (
     demand_forecast_bp,  # managers and administrators (issue 18)
     people_bp,  # administrators (issue 19)
     permissions_bp,  # administrators (issue 19, beta)
+    availability_bp,  # providers (issue 21)
 )
 
 

@@ -85,6 +85,9 @@ NAV: dict[Need, NavItem] = {
     Need("create", "TimeOffRequest", own=True):
         NavItem("Time off", "time_off.index", "/time-off", "provider",
                 "Ask for time off, see your requests"),
+    Need("create", "Availability", own=True):
+        NavItem("Availability", "availability.index", "/availability", "provider",
+                "When you can and can't work"),
     Need("approve", "TimeOffRequest"):
         NavItem("Time-off queue", "manage_time_off.index", "/manage/time-off", "manager",
                 "Requests waiting for a decision"),

@@ -56,6 +56,7 @@ ADDRESSED = {
     "overtimeRuleId": m.OvertimeRule, "roundingRuleId": m.RoundingRule,
     "workRuleId": m.WorkRule, "teamId": m.Team,
     "policyId": m.TimeOffPolicy,
+    "availabilityId": m.Availability, "exceptionId": m.AvailabilityException,
 }
 """The objects the path parameters of body endpoints name."""
 

@@ -14,7 +14,7 @@ busiest provider's section open.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, time, timedelta
+from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 
 from app.config import Settings
@@ -34,20 +34,20 @@ def _queue_calls(client: Any) -> object:
     return client.concurrently(*overlap_reads(client, page.items))
 
 
-def _week() -> tuple[datetime, datetime]:
+def _week() -> tuple[datetime, datetime, date]:
     zone = Settings().zone
     today = datetime.now(UTC).astimezone(zone).date()
     monday = today - timedelta(days=today.weekday())
     begin = datetime.combine(monday, time(0), tzinfo=zone).astimezone(UTC)
     end = datetime.combine(monday + timedelta(days=7), time(0), tzinfo=zone).astimezone(UTC)
-    return begin, end
+    return begin, end, monday
 
 
 def _schedule_calls(client: Any) -> object:
     me = client.me()
     team = me.team_ids[0] if me.team_ids else None
-    begin, end = _week()
-    return client.concurrently(*week_reads(client, team, begin, end))
+    begin, end, first_day = _week()
+    return client.concurrently(*week_reads(client, team, begin, end, first_day))
 
 
 def _timesheet_calls(client: Any, chosen: Any = None) -> object:

@@ -17,7 +17,7 @@ pytestmark = [pytest.mark.xdist_group("browser"), pytest.mark.real_sign_in]
 
 MENUS = {
     "provider@example.com": ["Home", "Clock", "My timecard", "My shifts", "Open shifts",
-                             "Time off"],
+                             "Time off", "Availability"],
     "manager@example.com": ["Home", "Time-off queue", "Timesheets", "Team schedule",
                             "Demand forecast", "Reports"],
     "scheduler@example.com": ["Home", "Find a slot", "Appointments", "Appointment types"],

@@ -24,7 +24,8 @@ def me_of(web):
 
 
 @pytest.mark.parametrize(("email", "labels"), [
-    ("provider@example.com", ["Clock", "My timecard", "My shifts", "Open shifts", "Time off"]),
+    ("provider@example.com", ["Clock", "My timecard", "My shifts", "Open shifts", "Time off",
+                              "Availability"]),
     ("manager@example.com", ["Time-off queue", "Timesheets", "Team schedule",
                              "Demand forecast", "Reports"]),
     ("scheduler@example.com", ["Find a slot", "Appointments", "Appointment types"]),

@@ -9,6 +9,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from app.api.demo.appointments import write_appointments
+from app.api.demo.availability import write_availability
 from app.api.demo.bulk import roomy_sqlite_cache
 from app.api.demo.forecasting import write_forecast
 from app.api.demo.organisation import plan_organisation, write_organisation
@@ -40,6 +41,7 @@ def build(demo: Demo) -> str:
         write_appointments(demo)
         write_report_runs(demo)
         write_forecast(demo)
+        write_availability(demo)
         return summary(demo)
 
 

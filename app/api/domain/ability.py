@@ -22,7 +22,8 @@ SPEC_SUBJECTS = (
     "Timecard", "TimeOffRequest", "TimeOffPolicy", "Timesheet",
 )
 EXTENSION_SUBJECTS = (
-    "Appointment", "AppointmentType", "AuditEvent", "Label", "Permission", "User", "WorkRule",
+    "Appointment", "AppointmentType", "AuditEvent", "Availability", "Label", "Permission", "User",
+    "WorkRule",
 )
 SUBJECTS = SPEC_SUBJECTS + EXTENSION_SUBJECTS
 

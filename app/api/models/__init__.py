@@ -7,6 +7,7 @@ Must not hold queries or business rules.
 from app.api.models.appointments import Appointment, AppointmentType
 from app.api.models.audit import AuditEvent
 from app.api.models.authorization import Permission, RbacRole, user_rbac_roles
+from app.api.models.availability import Availability, AvailabilityException
 from app.api.models.balances import (
     TimeOffAccrualSettings,
     TimeOffBalanceLock,
@@ -58,6 +59,8 @@ __all__ = [
     "Appointment",
     "AppointmentType",
     "AuditEvent",
+    "Availability",
+    "AvailabilityException",
     "DemandForecastRow",
     "EmploymentType",
     "Enrollment",

@@ -27,6 +27,7 @@ MODULES = (
     "balances",
     "people",
     "audit",
+    "availability",
 )
 
 

@@ -67,6 +67,8 @@ _TABLES: dict[str, _Table] = {
                           func.coalesce(m.User.name, "Appointment"), m.Appointment.start_date,
                           (_person(m.Appointment.provider_id),)),
     "AppointmentType": _Table(m.AppointmentType, m.AppointmentType.id, m.AppointmentType.name),
+    "Availability": _Table(m.Availability, m.Availability.id, m.User.name,
+                           joins=(_person(m.Availability.provider_id),)),
     "Label": _Table(m.Label, m.Label.id, m.Label.name),
     "Permission": _Table(m.Permission, m.Permission.id,
                          m.Permission.action + literal(" ") + m.Permission.subject),

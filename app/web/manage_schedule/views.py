@@ -46,6 +46,7 @@ from markupsafe import Markup
 from wtforms import BooleanField, Field, FieldList, FormField, SelectMultipleField, SubmitField
 
 from app.client import ApiClient, ApiProblem, NotFound, VersionConflict
+from app.contract.availability import AvailabilityWindowQuery, AvailabilityWindows
 from app.contract.common import Page
 from app.contract.forecasting import CoverageQuery, CoverageRead
 from app.contract.labels import LabelListQuery, LabelRead
@@ -64,6 +65,7 @@ from app.contract.teams import TeamListQuery, TeamRead
 from app.contract.time_off import TimeOffRequestListQuery, TimeOffRequestRead
 from app.contract.users import UserMe
 from app.web.auth import api, current_user
+from app.web.availability.words import day_windows, reason_words
 from app.web.filters import (
     clock_range,
     format_date,
@@ -113,14 +115,16 @@ class Comparison:
 
 @dataclass(frozen=True)
 class SaveWarning:
-    """A reason to confirm a save: `long` (minutes), `past` (start) or `time_off` (name,
-    request). The template words it, through the shared date and duration filters."""
+    """A reason to confirm a save: `long` (minutes), `past` (start), `time_off` (name,
+    request) or `unavailable` (name, reason). The template words it, through the shared date
+    and duration filters."""
 
     kind: str
     minutes: int = 0
     start: datetime | None = None
     name: str = ""
     request: TimeOffRequestRead | None = None
+    reason: str = ""  # `unavailable`: why (the provider's note, or their weekly pattern)
 
 
 @dataclass(frozen=True)
@@ -176,6 +180,8 @@ class Week:
     warnings: list[SaveWarning] = field(default_factory=list)  # the form's save, unconfirmed
     confirm: str = ""  # the signed confirmation of those warnings
     coverage: list[RoleStrip] = field(default_factory=list)  # the week against demand, by role
+    # (provider id, day) -> the provider's unavailable/preferred times that day, in words
+    avail: dict[tuple[str, date], list[tuple[str, str, str]]] = field(default_factory=dict)
 
     def short_on(self, day: date) -> list[tuple[RoleStrip, list[Run]]]:
         """Per role with a forecast, the day's short stretches (roles short somewhere)."""
@@ -368,6 +374,12 @@ class Week:
         return [r for r in self.time_off
                 if (str(r.provider_id), self.shown_day) in self.off]
 
+    @property
+    def day_availability(self) -> list[tuple[str, str, str, str]]:
+        """The agenda's day's unavailable and preferred times: (name, kind, words, reason)."""
+        return [(name, kind, words, reason) for pid, name in self.rows
+                for kind, words, reason in self.avail.get((pid, self.shown_day), [])]
+
 
 def leaves(form: Any) -> Iterator[Field]:
     """Every input field of a form, those of its segment rows included."""
@@ -413,13 +425,14 @@ def _team_and_week(me: UserMe, args: Any) -> tuple[uuid.UUID | None, date, date 
 
 
 def week_reads(client: ApiClient, team: uuid.UUID | None, begin: datetime, end: datetime,
-               ) -> list[Callable[[], Any]]:
-    """The schedule's reads: teams, people, shifts, approved time off and roles of the week.
+               first_day: date) -> list[Callable[[], Any]]:
+    """The schedule's reads: teams, people, shifts, approved time off and roles of the week,
+    its coverage and its providers' availability (`first_day` is the week's first local day).
     Only one team's: with no team (there is none to pick) the week is empty, never every
     team's."""
     if team is None:
         return [lambda: client.list_teams(TeamListQuery(page_size=200)),
-                *[lambda: Page[Any](items=[], cursor=None)] * 4, lambda: None]
+                *[lambda: Page[Any](items=[], cursor=None)] * 4, lambda: None, lambda: None]
     return [
         lambda: client.list_teams(TeamListQuery(page_size=200)),
         lambda: client.list_providers(ProviderListQuery(team_id=team, page_size=200)),
@@ -430,7 +443,19 @@ def week_reads(client: ApiClient, team: uuid.UUID | None, begin: datetime, end: 
             team_id=team, status=["approved"], start_date=begin, end_date=end, page_size=200)),
         lambda: client.list_roles(RoleListQuery(team=team, page_size=200)),
         lambda: _coverage(client, team, begin, end),
+        lambda: _availability(client, team, first_day),
     ]
+
+
+def _availability(client: ApiClient, team: uuid.UUID, first_day: date,
+                  ) -> AvailabilityWindows | None:
+    """The week's unavailable and preferred times of the team's providers; none for whoever
+    may not read them (no shading)."""
+    try:
+        return client.availability_windows(AvailabilityWindowQuery(
+            team_id=team, start_date=first_day, end_date=first_day + timedelta(days=6)))
+    except ApiProblem:
+        return None
 
 
 def _coverage(client: ApiClient, team: uuid.UUID, begin: datetime, end: datetime,
@@ -451,13 +476,15 @@ def build_week(args: Any, *, extra: list[Callable[[], Any]] | None = None,
     if team_id is None:  # an administrator, in no team: open on the first team there is
         team_id = default_team(me, client.list_teams(TeamListQuery(page_size=200)).items)
     begin, end = local_instant(start), local_instant(start + timedelta(days=7))
-    answers = client.concurrently(*week_reads(client, team_id, begin, end), *(extra or []))
+    answers = client.concurrently(*week_reads(client, team_id, begin, end, start),
+                                  *(extra or []))
     if team_id is not None and all(t.id != team_id for t in answers[0].items):
         # A team that is not there (a stale or mistyped link): the default team's week instead.
         team_id = default_team(me, answers[0].items)
-        answers = client.concurrently(*week_reads(client, team_id, begin, end), *(extra or []))
-    teams, providers, shifts, time_off, roles, coverage = answers[:6]
-    more = answers[6:]
+        answers = client.concurrently(*week_reads(client, team_id, begin, end, start),
+                                  *(extra or []))
+    teams, providers, shifts, time_off, roles, coverage, availability = answers[:7]
+    more = answers[7:]
     mine = my_teams(me, teams.items)
     team = next((t for t in teams.items if t.id == team_id), None)
     view = args.get("view") if args.get("view") in ("day", "week") else None
@@ -474,6 +501,11 @@ def build_week(args: Any, *, extra: list[Callable[[], Any]] | None = None,
             # Someone no longer listed (dismissed, or moved team) still holds a shift here.
             known.add(str(s.provider))
             week.rows.append((str(s.provider), s.provider_name or "Former team member"))
+    for item in availability.items if availability is not None else ():
+        for day in week.days:
+            found = day_windows(item.windows, day, zone())
+            if found:
+                week.avail[(str(item.provider_id), day)] = found
     for r in week.time_off:
         # The local days the leave covers, as the time-off pages count them (a 24-hour step
         # from the start would skip a day after the autumn DST change).
@@ -1164,7 +1196,24 @@ def save_warnings(client: ApiClient, week: Week, start: datetime, end: datetime,
                     week.person(provider))
         found.extend(SaveWarning("time_off", name=name, request=r) for r in leave
                      if r.start_date < end and start < r.end_date)
+        found.extend(SaveWarning("unavailable", name=name, reason=reason)
+                     for reason in _unavailable(client, provider, start, end))
     return found
+
+
+def _unavailable(client: ApiClient, provider: uuid.UUID, start: datetime, end: datetime,
+                 ) -> list[str]:
+    """Why the provider is unavailable at some time from `start` to `end`, one reason per
+    window the API computes (none when the manager may not read their availability)."""
+    first, last = local_day(start), local_day(end)
+    last = min(last, first + timedelta(days=30))
+    try:
+        answer = client.availability_windows(AvailabilityWindowQuery(
+            provider_id=provider, start_date=first, end_date=last))
+    except ApiProblem:
+        return []
+    return [reason_words(w, zone()) for item in answer.items for w in item.windows
+            if w.kind == "unavailable" and w.start_date < end and start < w.end_date]
 
 
 def _signer() -> URLSafeSerializer:
@@ -1172,7 +1221,8 @@ def _signer() -> URLSafeSerializer:
 
 
 def _claim(subject: list[str], warnings: list[SaveWarning]) -> list[str]:
-    reasons = [w.kind + (f":{w.request.id}" if w.request else "") for w in warnings]
+    reasons = [w.kind + (f":{w.request.id}" if w.request else "")
+               + (f":{w.reason}" if w.reason else "") for w in warnings]
     return [*subject, *sorted(reasons)]
 
 

@@ -25,12 +25,14 @@ from typing import Any
 from flask import Blueprint, Response, current_app, flash, g, request, url_for
 
 from app.client import ApiClient, ApiProblem
+from app.contract.availability import AvailabilityWindow, AvailabilityWindowQuery
 from app.contract.common import parse_timestamp
 from app.contract.labels import LabelListQuery
 from app.contract.shifts import ShiftClaimCheck, ShiftClaimCheckQuery, ShiftListQuery, ShiftRead
 from app.contract.teams import TeamListQuery
 from app.contract.time_off import TimeOffRequestListQuery, TimeOffRequestRead
 from app.web.auth import api, my_provider_id
+from app.web.availability.words import reason_words
 from app.web.filters import LeaveSpan, format_datetime, format_time, leave_span
 from app.web.htmx import is_partial, render, render_macro, see_other
 from app.web.manage_schedule.calendar import parse_day
@@ -166,10 +168,29 @@ def claim_checks(client: ApiClient, shift_ids: list[str], provider_id: uuid.UUID
 
 def open_fetch(client: ApiClient, now: datetime) -> list[Any]:
     """The open-shifts page's two rounds: the user, the open shifts, teams and labels; then the
-    claim checks of those shifts."""
+    claim checks of those shifts and the provider's unavailable times, at once."""
     me, shifts, teams, labels, _leave = fetch(client, *open_queries(now))
     ids = [str(s.id) for s in shifts if s.provider is None and s.start_date > now]
-    return [me, shifts, teams, labels, claim_checks(client, ids, me.provider_id)]
+    checks, windows = client.concurrently(
+        lambda: claim_checks(client, ids, me.provider_id),
+        lambda: my_unavailable(client, me.provider_id, now))
+    return [me, shifts, teams, labels, checks, windows]
+
+
+def my_unavailable(client: ApiClient, provider_id: uuid.UUID | None, now: datetime,
+                   ) -> list[AvailabilityWindow]:
+    """The provider's unavailable times over the open shifts' four weeks (a day either side,
+    so every local day is in: the API reads each local date in the site's zone); none for a
+    user who is not a provider or may not read them."""
+    if provider_id is None:
+        return []
+    first = (now - timedelta(days=1)).date()
+    try:
+        answer = client.availability_windows(AvailabilityWindowQuery(
+            provider_id=provider_id, start_date=first, end_date=first + timedelta(days=30)))
+    except ApiProblem:
+        return []
+    return [w for item in answer.items for w in item.windows if w.kind == "unavailable"]
 
 
 def _week_start(text: str | None, today: date) -> date:
@@ -239,6 +260,7 @@ class OpenShift:
     shift: ShiftView
     reasons: tuple[str, ...] = ()
     needed_minutes: int = 0  # of its working time, short of staff (the claim check's figure)
+    unavailable: str | None = None  # it falls in time the provider said they can't work: why
 
     @property
     def id(self) -> str:
@@ -253,7 +275,7 @@ def _open_views() -> tuple[list[OpenShift], list[OpenShift]]:
     """The open shifts not yet started: those the provider may claim, and the others with the
     API's reasons why not."""
     now = datetime.now(UTC)
-    me, shifts, teams, labels, checks = open_fetch(api(), now)
+    me, shifts, teams, labels, checks, windows = open_fetch(api(), now)
     g.shiftdesk_me = me  # the menu reads it; no second call
     names, label_names = team_names(teams.items), label_views(labels.items)
     claimable: list[OpenShift] = []
@@ -262,17 +284,21 @@ def _open_views() -> tuple[list[OpenShift], list[OpenShift]]:
         if s.provider is not None or s.start_date <= now:
             continue
         view = shift_view(s, names, label_names)
+        clash = next((w for w in windows
+                      if w.start_date < s.end_date and s.start_date < w.end_date), None)
+        mark = reason_words(clash, _zone()) if clash is not None else None
         check = checks.get(str(s.id))
         if check is None:
             if me.provider_id is None:
                 unavailable.append(OpenShift(view, (NOT_A_PROVIDER,)))
             continue  # gone since it was listed
         if check.claimable:
-            claimable.append(OpenShift(view, needed_minutes=check.needed_minutes))
+            claimable.append(OpenShift(view, needed_minutes=check.needed_minutes,
+                                       unavailable=mark))
         else:
             unavailable.append(OpenShift(view, tuple(
                 refusal_words(r.code, r.model_extra or {}, r.detail) for r in check.refusals),
-                needed_minutes=check.needed_minutes))
+                needed_minutes=check.needed_minutes, unavailable=mark))
     return claimable, unavailable
 
 

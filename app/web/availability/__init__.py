@@ -1,0 +1,1 @@
+"""The provider's availability pages."""
