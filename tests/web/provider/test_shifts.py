@@ -252,7 +252,9 @@ def test_approved_time_off_shows_on_the_week_and_the_list(pweb):
     _approved(pweb, email, start=_midnight(pweb, first),
               end=_midnight(pweb, first + timedelta(days=2)))
     pweb.sign_in(email)
-    for week in (first, first + timedelta(days=1)):
+    # The week asked for by the day itself and by another day of its (Monday to Sunday) week.
+    other = first - timedelta(days=1) if first.weekday() == 6 else first + timedelta(days=1)
+    for week in (first, other):
         page = pweb.client.get(f"/shifts/mine?week={week.isoformat()}",
                                headers={"HX-Request": "true"})
         body = html.unescape(page.get_data(as_text=True))
