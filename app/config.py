@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import get_origin
+from typing import Literal, get_origin
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -68,6 +68,10 @@ class Settings(BaseModel):
     refresh_token_ttl: int = 1_209_600
     login_max_failures: int = 5
     login_window_seconds: int = 900
+    log_format: Literal["json", "text"] | None = Field(
+        default=None, description="Log lines as JSON or text; default: text for the demo and "
+        "development, JSON otherwise")
+    log_level: str = "INFO"
 
     @field_validator("timezone")
     @classmethod
