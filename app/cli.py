@@ -71,6 +71,11 @@ def serve(host: str, port: int, workers: int, threads: int) -> None:
                 # No gunicorn access log: the app writes one line per request, with its id.
                 "worker_class": "gthread", "timeout": 60,
             }
+            if settings.prometheus_multiproc_dir:
+                # Each worker writes its metrics to files; a dead worker's live gauges go.
+                from prometheus_client import multiprocess
+
+                options["child_exit"] = lambda _server, w: multiprocess.mark_process_dead(w.pid)
             for key, value in options.items():
                 self.cfg.set(key, value)
 

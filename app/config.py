@@ -72,6 +72,12 @@ class Settings(BaseModel):
         default=None, description="Log lines as JSON or text; default: text for the demo and "
         "development, JSON otherwise")
     log_level: str = "INFO"
+    metrics_token: str | None = Field(
+        default=None, description="Bearer token a Prometheus scraper sends to /metrics; "
+        "without one, /metrics answers only direct loopback requests")
+    prometheus_multiproc_dir: str | None = Field(
+        default=None, description="prometheus-client's multiprocess folder, from the library's "
+        "own PROMETHEUS_MULTIPROC_DIR: /metrics then adds up every worker's values")
 
     @field_validator("timezone")
     @classmethod
@@ -99,5 +105,8 @@ class Settings(BaseModel):
                     if get_origin(field.annotation) in (list, tuple)
                     else raw
                 )
+        # prometheus-client reads its own variable too; the app must know it to scrape the files.
+        if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+            values.setdefault("prometheus_multiproc_dir", os.environ["PROMETHEUS_MULTIPROC_DIR"])
         values.update({k: v for k, v in overrides.items() if v is not None})
         return cls.model_validate(values)
