@@ -72,6 +72,14 @@ class Settings(BaseModel):
         default=None, description="Log lines as JSON or text; default: text for the demo and "
         "development, JSON otherwise")
     log_level: str = "INFO"
+    rate_limits: bool = Field(default=True, description="Limit sign-in, token and /v1 "
+                              "write requests (counters in Redis when configured)")
+    rate_limit_sign_in: str = Field(default="10/minute",
+                                    description="Sign-in form posts per address and email")
+    rate_limit_token: str = Field(default="30/minute",
+                                  description="Token requests per client id and address")
+    rate_limit_writes: str = Field(default="300/minute",
+                                   description="/v1 writes per bearer token")
     metrics_token: str | None = Field(
         default=None, description="Bearer token a Prometheus scraper sends to /metrics; "
         "without one, /metrics answers only direct loopback requests")
