@@ -52,6 +52,9 @@ def configure(settings: Settings) -> None:
     handler.shiftdesk = True  # type: ignore[attr-defined]
     root.addHandler(handler)
     root.setLevel(settings.log_level.upper())
+    # Alembic says which DDL mode it assumes each time `/readyz` reads the revision.
+    logging.getLogger("alembic.runtime.migration").setLevel(
+        max(logging.WARNING, root.level))
 
 
 def install(app: Flask) -> None:

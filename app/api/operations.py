@@ -10,6 +10,7 @@ anyone else gets a 404. Must not import the web UI.
 
 from __future__ import annotations
 
+import functools
 import hmac
 import time
 from typing import TYPE_CHECKING, Any
@@ -25,20 +26,27 @@ REDIS_TIMEOUT = 1.0
 """Seconds `/readyz` waits for Redis: a probe must answer before the orchestrator gives up."""
 
 
+@functools.cache
+def _heads(url: str) -> frozenset[str]:
+    """The code's newest migrations (read from the scripts once per process)."""
+    from alembic.script import ScriptDirectory
+
+    from app.api.migrate import alembic_config
+
+    return frozenset(ScriptDirectory.from_config(alembic_config(url)).get_heads())
+
+
 def _database_problem(state: ApiState) -> str | None:
     """Why the database cannot serve (unreachable, or not migrated to head), or None."""
     from alembic.runtime.migration import MigrationContext
-    from alembic.script import ScriptDirectory
     from sqlalchemy.exc import SQLAlchemyError
-
-    from app.api.migrate import alembic_config
 
     try:
         with state.db.engine.connect() as connection:
             current = set(MigrationContext.configure(connection).get_current_heads())
     except SQLAlchemyError as exc:
         return f"database unreachable ({type(exc).__name__})"
-    heads = set(ScriptDirectory.from_config(alembic_config(state.db.url)).get_heads())
+    heads = _heads(state.db.url)
     if current != heads:
         have = ", ".join(sorted(current)) or "none"
         return f"database not migrated to head (at {have}; head {', '.join(sorted(heads))})"
