@@ -7,17 +7,21 @@ Sign-in and token requests: tests/idp/test_idp_rate_limits.py.
 
 from __future__ import annotations
 
+import os
 import socket
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from redis import Redis
+from redis.exceptions import RedisError
 
 from app import create_app
 from tests.conftest import Api, make_settings
 
 LABELS = "/v1/settings/labels"
+REDIS_URL = "redis://127.0.0.1:6379/0"
 
 
 def _closed_port() -> int:
@@ -42,6 +46,7 @@ def limited(fresh_api: Api, signing_key_path: Path, tmp_path: Path,
 
     yield build
     for api in built:
+        api.app.extensions["shiftdesk"].jobs.close()
         api.db.dispose()
 
 
@@ -79,3 +84,24 @@ def test_limits_fail_open_with_redis_unreachable(limited: Callable[..., Api]) ->
     statuses = [_label(api, f"Label {n}").status_code for n in range(3)]
     assert statuses == [201, 201, 201]
     assert api.get("/healthz").status_code == 200
+
+
+def test_counters_on_redis_are_shared_by_every_process(limited: Callable[..., Api]) -> None:
+    redis = Redis.from_url(REDIS_URL, socket_connect_timeout=1)
+    try:
+        redis.ping()
+    except RedisError:
+        if os.environ.get("CI"):
+            pytest.fail("Redis is not running at 127.0.0.1:6379", pytrace=False)
+        pytest.skip("Redis is not running at 127.0.0.1:6379")
+    finally:
+        redis.close()
+    one = limited(rate_limit_writes="2/minute", redis_url=REDIS_URL)
+    other = limited(rate_limit_writes="2/minute", redis_url=REDIS_URL)  # a second worker
+    token = one.token("admin@example.com")
+    headers = {"Authorization": f"Bearer {token}"}
+    assert one.client.post(LABELS, json={"name": "A"}, headers=headers).status_code == 201
+    assert other.client.post(LABELS, json={"name": "B"}, headers=headers).status_code == 201
+    refused = one.client.post(LABELS, json={"name": "C"}, headers=headers)
+    assert refused.status_code == 429
+    assert int(refused.headers["Retry-After"]) > 0
