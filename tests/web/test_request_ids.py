@@ -59,3 +59,12 @@ def test_api_and_error_answers_carry_the_request_id(web: Web) -> None:
         "X-Request-Id"] == "abc"
     assert web.client.get("/no-such-page", headers={"X-Request-Id": "def"}).headers[
         "X-Request-Id"] == "def"
+
+
+def test_server_error_page_shows_the_request_id_as_reference(web: Web) -> None:
+    web.sign_in("admin@example.com")
+    response = web.client.get("/probe/crash", headers={"X-Request-Id": "crash-77"})
+    assert response.status_code == 500
+    assert "Error 500 · reference crash-77" in response.get_data(as_text=True)
+    missing = web.client.get("/probe/nothing-here").get_data(as_text=True)
+    assert "reference" not in missing  # only server-side errors need one
