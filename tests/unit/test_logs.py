@@ -3,6 +3,7 @@ over HTTP as in process."""
 
 from __future__ import annotations
 
+import contextvars
 import json
 import logging
 
@@ -36,7 +37,8 @@ def test_json_line_has_timestamp_level_logger_message_and_request_id() -> None:
 
 
 def test_text_line_names_the_request_id() -> None:
-    record = _record("plain")
+    # A new, empty context: outside any request (whatever tests before left in this thread).
+    record = contextvars.Context().run(_record, "plain")
     assert "[None] plain" in logs.formatter("text").format(record)
 
 
@@ -47,6 +49,10 @@ def test_log_format_defaults_to_text_in_development_and_json_otherwise() -> None
 
 
 def test_client_sends_the_current_request_id_over_http() -> None:
+    contextvars.Context().run(_client_sends_the_current_request_id)
+
+
+def _client_sends_the_current_request_id() -> None:
     seen: list[str | None] = []
     http = build_http(base_url="http://api.test")
     http._transport = httpx.MockTransport(  # the network transport, swapped for a fake
