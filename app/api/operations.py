@@ -96,7 +96,6 @@ def gauges(state: ApiState) -> list[tuple[str, str, float]]:
     for name, what, read in (
         ("shiftdesk_db_pool_size", "Connections the pool keeps", "size"),
         ("shiftdesk_db_pool_checked_out", "Pool connections in use now", "checkedout"),
-        ("shiftdesk_db_pool_overflow", "Connections beyond the pool's size now", "overflow"),
     ):
         method = getattr(pool, read, None)
         if callable(method):
