@@ -18,5 +18,9 @@ WORKDIR /srv/shiftdesk
 USER shiftdesk
 # instance/ (SQLite database, signing key, UI sessions) is made in the working folder.
 EXPOSE 8000
-ENV WEB_CONCURRENCY=2
-CMD ["sh", "-c", "shiftdesk init && shiftdesk serve --host 0.0.0.0 --port 8000"]
+# Two workers; /metrics adds up both through prometheus-client's multiprocess folder, emptied
+# at each start (docs/operations.md).
+ENV WEB_CONCURRENCY=2 PROMETHEUS_MULTIPROC_DIR=/tmp/shiftdesk-metrics
+HEALTHCHECK --interval=30s --timeout=5s \
+    CMD python -c "import urllib.request; urllib.request.urlopen('http://127.0.0.1:8000/healthz', timeout=4)"
+CMD ["sh", "-c", "rm -rf \"$PROMETHEUS_MULTIPROC_DIR\" && mkdir -p \"$PROMETHEUS_MULTIPROC_DIR\" && shiftdesk init && shiftdesk serve --host 0.0.0.0 --port 8000"]

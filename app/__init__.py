@@ -15,7 +15,7 @@ from app.config import Settings
 
 def create_app(settings: Settings | None = None) -> Flask:
     """Build the app from `settings` (default: read from `SHIFTDESK_*` variables)."""
-    from app import api, idp, web
+    from app import api, idp, logs, web
 
     settings = settings or Settings.from_env()
     flask_app = Flask(__name__)  # app/templates and app/static ship inside the package
@@ -26,6 +26,7 @@ def create_app(settings: Settings | None = None) -> Flask:
         JSON_SORT_KEYS=False,
     )
     flask_app.json.sort_keys = False  # type: ignore[attr-defined]
+    logs.install(flask_app)  # first: every other hook of a request logs under its id
     state = api.init_app(flask_app, settings)
     idp.init_app(flask_app, state)
     web.init_app(flask_app)
@@ -39,6 +40,10 @@ GC_THRESHOLDS = (50_000, 10, 10)
 def serving_app(settings: Settings | None = None) -> Flask:
     """`create_app` for a server process that lives on, with the garbage collector set up once
     (`settle_collector`)."""
+    from app import logs
+
+    settings = settings or Settings.from_env()
+    logs.configure(settings)
     flask_app = create_app(settings)
     settle_collector()
     return flask_app

@@ -68,8 +68,14 @@ def serve(host: str, port: int, workers: int, threads: int) -> None:
         def load_config(self) -> None:
             options: dict[str, Any] = {
                 "bind": f"{host}:{port}", "workers": workers, "threads": threads,
-                "worker_class": "gthread", "accesslog": "-", "timeout": 60,
+                # No gunicorn access log: the app writes one line per request, with its id.
+                "worker_class": "gthread", "timeout": 60,
             }
+            if settings.prometheus_multiproc_dir:
+                # Each worker writes its metrics to files; a dead worker's live gauges go.
+                from prometheus_client import multiprocess
+
+                options["child_exit"] = lambda _server, w: multiprocess.mark_process_dead(w.pid)
             for key, value in options.items():
                 self.cfg.set(key, value)
 
@@ -120,7 +126,7 @@ def worker(burst: bool) -> None:
     from redis import Redis
     from rq import Queue, Worker
 
-    from app import settle_collector
+    from app import logs, settle_collector
     from app.api.db import Database
     from app.api.jobs.context import JobContext
     from app.api.jobs.queue import (
@@ -135,6 +141,7 @@ def worker(burst: bool) -> None:
         click.echo("Set SHIFTDESK_REDIS_URL: without Redis, report runs execute inside the "
                    "server process.", err=True)
         sys.exit(2)
+    logs.configure(settings)
     database = Database(settings.database_url)
     bind_worker(JobContext(database, settings))
     settle_collector()  # report runs build timesheets as a server does

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import get_origin
+from typing import Literal, get_origin
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -68,6 +68,24 @@ class Settings(BaseModel):
     refresh_token_ttl: int = 1_209_600
     login_max_failures: int = 5
     login_window_seconds: int = 900
+    log_format: Literal["json", "text"] | None = Field(
+        default=None, description="Log lines as JSON or text; default: text for the demo and "
+        "development, JSON otherwise")
+    log_level: str = "INFO"
+    rate_limits: bool = Field(default=True, description="Limit sign-in, token and /v1 "
+                              "write requests (counters in Redis when configured)")
+    rate_limit_sign_in: str = Field(default="10/minute",
+                                    description="Sign-in form posts per address and email")
+    rate_limit_token: str = Field(default="30/minute",
+                                  description="Token requests per client id and address")
+    rate_limit_writes: str = Field(default="300/minute",
+                                   description="/v1 writes per bearer token")
+    metrics_token: str | None = Field(
+        default=None, description="Bearer token a Prometheus scraper sends to /metrics; "
+        "without one, /metrics answers only direct loopback requests")
+    prometheus_multiproc_dir: str | None = Field(
+        default=None, description="prometheus-client's multiprocess folder, from the library's "
+        "own PROMETHEUS_MULTIPROC_DIR: /metrics then adds up every worker's values")
 
     @field_validator("timezone")
     @classmethod
@@ -95,5 +113,8 @@ class Settings(BaseModel):
                     if get_origin(field.annotation) in (list, tuple)
                     else raw
                 )
+        # prometheus-client reads its own variable too; the app must know it to scrape the files.
+        if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+            values.setdefault("prometheus_multiproc_dir", os.environ["PROMETHEUS_MULTIPROC_DIR"])
         values.update({k: v for k, v in overrides.items() if v is not None})
         return cls.model_validate(values)

@@ -122,7 +122,7 @@ def _register_error_handlers(app: Flask) -> None:
 
 def init_app(app: Flask, settings: Settings) -> ApiState:
     """Attach the `/v1` API to `app`."""
-    from app.api import routes
+    from app.api import limits, operations, routes
     from app.api.routing import bp
 
     routes.load()
@@ -176,4 +176,6 @@ def init_app(app: Flask, settings: Settings) -> ApiState:
         return response
 
     _register_error_handlers(app)
+    operations.install(app, state)
+    limits.install(app, settings)
     return state

@@ -184,6 +184,8 @@ def _operation(endpoint: Endpoint, defs: dict[str, Any], refs: dict[tuple[Any, s
         codes += ["unauthenticated", "unauthorized"]
     if endpoint.method != "GET" and not endpoint.read_only:
         codes.append("maintenance-mode")
+    if endpoint.method != "GET":  # every POST, PUT, PATCH and DELETE counts (app.api.limits)
+        codes.append("rate-limited")
     by_status: dict[int, list[str]] = {}
     for code in dict.fromkeys(codes):
         by_status.setdefault(REGISTRY[code].status, []).append(code)

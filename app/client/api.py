@@ -9,6 +9,7 @@ only when the connection failed. Must not import Flask, the API or the IdP.
 
 from __future__ import annotations
 
+import contextvars
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -21,6 +22,7 @@ from urllib.parse import quote, urlsplit
 import httpx
 from pydantic import BaseModel, ValidationError
 
+from app import request_ids
 from app.client.errors import ApiProblem, ApiUnavailable, problem_exception
 from app.contract import (
     appointment_types as at,
@@ -65,11 +67,21 @@ def build_http(*, base_url: str | None = None, wsgi_app: Any = None,
     """The shared HTTP client: to `base_url` over the network, or into `wsgi_app` in-process."""
     if (base_url is None) == (wsgi_app is None):
         raise ValueError("give exactly one of base_url or wsgi_app")
+    hooks = {"request": [_pass_request_id]}
     if wsgi_app is not None:
         return httpx.Client(transport=httpx.WSGITransport(app=wsgi_app),
-                            base_url="http://shiftdesk.internal", timeout=timeout)
+                            base_url="http://shiftdesk.internal", timeout=timeout,
+                            event_hooks=hooks)
     limits = httpx.Limits(max_connections=50, max_keepalive_connections=20)
-    return httpx.Client(base_url=base_url.rstrip("/"), timeout=timeout, limits=limits)
+    return httpx.Client(base_url=base_url.rstrip("/"), timeout=timeout, limits=limits,
+                        event_hooks=hooks)
+
+
+def _pass_request_id(outgoing: httpx.Request) -> None:
+    """Send the id of the request being served along, so the API logs its lines under it."""
+    request_id = request_ids.current()
+    if request_id is not None and request_ids.HEADER not in outgoing.headers:
+        outgoing.headers[request_ids.HEADER] = request_id
 
 
 def _params(query: BaseModel | None) -> dict[str, Any]:
@@ -176,7 +188,8 @@ class ApiClient:
         if len(calls) <= 1:
             return [call() for call in calls]
         with ThreadPoolExecutor(max_workers=min(8, len(calls))) as pool:
-            futures = [pool.submit(call) for call in calls]
+            # Each call runs in a copy of this context: the request id travels along.
+            futures = [pool.submit(contextvars.copy_context().run, call) for call in calls]
             return [future.result() for future in futures]
 
     # -- users, teams, roles, providers, settings -----------------------------------------------

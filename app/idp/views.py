@@ -32,10 +32,13 @@ from flask import (
     request,
     url_for,
 )
+from flask_limiter.errors import RateLimitExceeded
 from werkzeug.datastructures import MultiDict
 
 from app.api.db import Database
+from app.api.limits import rate_limited_problem, retry_after
 from app.api.models import IdpSignIn
+from app.api.problems import problem_response
 from app.api.tokens import TokenInvalid, Verifier, public_jwks
 from app.config import Settings
 from app.idp import password_links
@@ -452,6 +455,32 @@ def _end_sign_in(state: IdpState, claims: dict[str, Any]) -> None:
 
 
 # --- direct sign-in -----------------------------------------------------------------------------
+
+
+@bp.errorhandler(RateLimitExceeded)
+def _rate_limited(_exc: RateLimitExceeded) -> Response:
+    """Too many sign-in posts or token requests from one client (`app.api.limits`): the token
+    endpoint answers a 429 problem; the sign-in form comes back with how long to wait."""
+    seconds = retry_after()
+    if request.endpoint == "idp.issue_token":
+        return problem_response(rate_limited_problem(
+            f"Too many token requests; try again in {seconds} seconds."))
+    email = (request.form.get("email") or "").strip()
+    message = f"Too many attempts, wait {seconds} second{'s' if seconds != 1 else ''}."
+    headers = {"Retry-After": str(seconds)}
+    if request.endpoint == "idp.authorize":
+        with _state().db.unit_of_work() as session:
+            grant, refused = _consent_grant(IdpRequest(request, session), None)
+        if refused is not None:
+            return refused
+        _allow_form_target(grant.redirect_uri)
+        return _signin_page(_authorize_action(), email=email, form_errors=[message],
+                            status=429, headers=headers)
+    next_path = request.args.get("next")
+    action = (url_for("idp.signin", next=next_path)
+              if next_path and is_local_path(next_path) else url_for("idp.signin"))
+    return _signin_page(action, email=email, form_errors=[message], status=429, headers=headers)
+
 
 
 @bp.route("/signin", methods=["GET", "POST"])

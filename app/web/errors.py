@@ -84,8 +84,9 @@ def error_page(status: int, *, title: str | None = None, detail: str | None = No
     detail = detail or DETAILS.get(status, "")
     if is_partial():
         return _partial_problem(status, f"{title}. {detail}".strip() if detail else title)
+    reference = g.get("request_id") if status >= 500 else None
     return render(template, status=status, headers=headers, status_code=status, title=title,
-                  detail=detail)
+                  detail=detail, reference=reference)
 
 
 def problem_answer(problem: ApiProblem) -> Response:

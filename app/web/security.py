@@ -60,9 +60,20 @@ def is_api_path(path: str) -> bool:
     return _under(path, "/v1")
 
 
+OPERATIONS_PATHS = frozenset({"/healthz", "/readyz", "/metrics"})
+"""The operators' endpoints (`app.api.operations`): no session, no sign-in, no UI pages."""
+
+
+def is_operations_path(path: str) -> bool:
+    """Whether `path` is a health check or the metrics (answered without any UI session)."""
+    return path in OPERATIONS_PATHS
+
+
 def is_ui_path(path: str, *, issuer_path: str) -> bool:
-    """Whether `path` belongs to the UI: anything but `/v1` and the embedded provider's pages."""
-    return not is_api_path(path) and not _under(path, issuer_path)
+    """Whether `path` belongs to the UI: anything but `/v1`, the embedded provider's pages and
+    the operators' endpoints."""
+    return (not is_api_path(path) and not _under(path, issuer_path)
+            and not is_operations_path(path))
 
 
 # -- redirects --------------------------------------------------------------------------------

@@ -23,7 +23,7 @@ from flask_session.cachelib import CacheLibSessionInterface
 from flask_session.redis import RedisSessionInterface
 
 from app.config import Settings
-from app.web.security import cookie_secure, is_api_path
+from app.web.security import cookie_secure, is_api_path, is_operations_path
 
 log = logging.getLogger(__name__)
 
@@ -47,7 +47,7 @@ class _UiSessionPolicy(ServerSideSessionInterface):
         return cookie_secure(self.development)
 
     def open_session(self, app: Flask, request: Request) -> ServerSideSession | None:
-        if is_api_path(request.path):
+        if is_api_path(request.path) or is_operations_path(request.path):
             return None  # Flask then uses a null session, and saves nothing
         return super().open_session(app, request)
 

@@ -209,7 +209,8 @@ def seeded_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def _settings(db: Path, key: Path, sessions: Path, issuer: str, **extra: Any) -> Settings:
     return Settings(database_url=f"sqlite:///{db}", signing_key_path=key, secret_key="browser-test",
-                    timezone="America/New_York", issuer=issuer, session_dir=sessions, **extra)
+                    timezone="America/New_York", issuer=issuer, session_dir=sessions,
+                    **{"rate_limits": False, **extra})  # journeys sign in faster than people
 
 
 @pytest.fixture(scope="session", params=["embedded", "split"])

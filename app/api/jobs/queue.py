@@ -69,6 +69,9 @@ class JobQueue(Protocol):
     def sweep(self) -> None:
         """Fail the runs whose jobs were abandoned by a worker that died."""
 
+    def depth(self) -> int | None:
+        """How many jobs wait to start (None when that cannot be known now)."""
+
     def close(self) -> None:
         """Stop accepting jobs and release resources."""
 
@@ -93,6 +96,7 @@ class EmbeddedQueue:
         self.workers = workers
         self._pool: ThreadPoolExecutor | None = None
         self._lock = threading.Lock()
+        self._waiting = 0
 
     def _executor(self) -> ThreadPoolExecutor:
         with self._lock:
@@ -102,8 +106,19 @@ class EmbeddedQueue:
 
     def enqueue_report_run(self, run_id: uuid.UUID) -> None:
         """Submit the run to the pool."""
-        future: Future[Any] = self._executor().submit(execute_report_run, self.context, run_id)
+        with self._lock:
+            self._waiting += 1
+        future: Future[Any] = self._executor().submit(self._run, run_id)
         future.add_done_callback(_log_crash)
+
+    def _run(self, run_id: uuid.UUID) -> str | None:
+        with self._lock:
+            self._waiting -= 1
+        return execute_report_run(self.context, run_id)
+
+    def depth(self) -> int | None:
+        """Jobs submitted to the pool that no thread has started yet."""
+        return self._waiting
 
     def unavailable(self) -> str | None:
         """Never: the pool lives in this process."""
@@ -218,6 +233,15 @@ class RedisQueue:
             StartedJobRegistry(queue=self.queue).cleanup()
         except RedisError:
             log.warning("could not sweep the job queue for abandoned report runs")
+
+    def depth(self) -> int | None:
+        """The rq queue's length, or None with Redis unreachable."""
+        from redis.exceptions import RedisError
+
+        try:
+            return int(self.queue.count)
+        except RedisError:
+            return None
 
     def close(self) -> None:
         """Drop the Redis connection."""

@@ -25,6 +25,7 @@ from __future__ import annotations
 import csv
 import io
 import logging
+import time
 import uuid
 from bisect import bisect_right
 from collections import defaultdict
@@ -37,6 +38,7 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from app.api import metrics
 from app.api import models as m
 from app.api.auth import Actor, load_actor
 from app.api.db import Database
@@ -514,8 +516,20 @@ def execute_report_run(context: JobContext, run_id: uuid.UUID,
     """Compute a `running` run's CSV and store it (`completed`), or record the error (`failed`).
 
     Returns the final status, or None when there was nothing to do (the run is gone or no longer
-    running: a job delivered twice runs once).
+    running: a job delivered twice runs once). Its duration goes to the job metrics.
     """
+    started = time.perf_counter()
+    outcome = "crashed"
+    try:
+        status = _execute_report_run(context, run_id, now)
+        outcome = status or "skipped"
+        return status
+    finally:
+        metrics.observe_job("report-run", outcome, time.perf_counter() - started)
+
+
+def _execute_report_run(context: JobContext, run_id: uuid.UUID,
+                        now: datetime | None) -> str | None:
     now = now or datetime.now(UTC)
     database, settings = context.database, context.settings
     with database.unit_of_work() as session:
