@@ -35,7 +35,8 @@ def test_timecard_lists_punches_with_state_and_warning(pweb):
     assert "Pending review" in row
     assert re.search(r"Your note \(clocked in at \d+:\d\d [AP]M\): traffic", row)
     assert "Clocked in late" in row
-    assert re.search(r"In\u2013out \d+:\d\d [AP]M \u2013 no clock-out", row)
+    # A clock-in after midnight on a shift that began the day before reads "12:29 AM +1 day".
+    assert re.search(r"In\u2013out \d+:\d\d [AP]M( \+1 ?(day)?)? \u2013 no clock-out", row)
     period = _text(html.split('class="ts-period">', 1)[1].split("</p>", 1)[0])
     day = r"(\w{3} \d+ \w{3}( \d{4})?|Today|Tomorrow|Yesterday)"
     assert re.fullmatch(rf"Pay period {day} \u2013 {day} current period", period)
