@@ -17,6 +17,8 @@ docs/style.md "Touch and focus"):
 - on a list page (one with `[data-record]` elements: table rows, cards, agenda items) the first
   record starts within the first 844 px, so on a phone what the person came for comes first (a
   form the address opened above the list, its heading focused, counts as that first thing).
+A link that answers 404 while the page it was read on no longer shows it is no finding: another
+journey on the same demo site deleted its record meanwhile (a label, say); it is listed apart.
 One test per account, so the crawls spread over the test workers. All problems of an account
 are collected and reported together, each with its page, account and width; the number of pages
 visited is printed and written to test-artifacts/every-page-<account>.txt.
@@ -24,6 +26,7 @@ visited is printed and written to test-artifacts/every-page-<account>.txt.
 
 from __future__ import annotations
 
+import html
 import re
 import time
 from collections import deque
@@ -144,6 +147,9 @@ class Crawl:
     account: str
     visited: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    withdrawn: list[str] = field(default_factory=list)
+    """Links that answered 404 because their page no longer links to them: the record was
+    deleted after the crawler read the link (another journey runs on the same demo site)."""
 
     def problem(self, path: str, width: int, text: str) -> None:
         self.problems.append(f"{path} [{self.account}, {width}px]: {text}")
@@ -190,8 +196,21 @@ def _check_page(browse: Browse, crawl: Crawl, path: str) -> None:
         page.set_viewport_size(WIDTHS[1280])
 
 
-def _visit(browse: Browse, crawl: Crawl, url: str) -> bool:
-    """Open `url`, check it, and tell whether it is a page whose links are worth following."""
+def _withdrawn(browse: Browse, source: str, url: str) -> bool:
+    """Whether `source` no longer links to `url` (read again now)."""
+    answer = browse.context.request.get(source, max_redirects=5)
+    target = urlsplit(url)
+    for href in re.findall(r'href="([^"]+)"', answer.text()):
+        link = urlsplit(html.unescape(href))
+        if (link.path, link.query) == (target.path, target.query):
+            return False
+    return True
+
+
+def _visit(browse: Browse, crawl: Crawl, url: str, source: str | None = None) -> bool:
+    """Open `url` (a link read on `source`), check it, and tell whether it is a page whose links
+    are worth following. A 404 for a link its page no longer shows is no finding: the record
+    was deleted meanwhile (`Crawl.withdrawn`)."""
     site = browse.site
     path = url.removeprefix(site.url) or "/"
     crawl.visited.append(path)
@@ -205,6 +224,11 @@ def _visit(browse: Browse, crawl: Crawl, url: str) -> bool:
         browse.settle()
     except Exception as exc:  # a navigation that never becomes a page is a finding too
         crawl.problem(path, 1280, f"does not open: {exc}")
+        return False
+    if response is not None and response.status == 404 and source is not None \
+            and _withdrawn(browse, source, url):
+        crawl.withdrawn.append(path)
+        browse.problems.clear()  # the 404's console message
         return False
     if response is not None and response.status >= 400:
         crawl.problem(path, 1280, f"answers {response.status}")
@@ -246,15 +270,15 @@ def crawl_as(site: Any, browser: Any, account: str) -> Crawl:
         browse.problems.clear()
         home = site.url + "/"
         seen = {kind(home)}
-        queue = deque([(home, 0)])
+        queue: deque[tuple[str, int, str | None]] = deque([(home, 0, None)])
         while queue:
-            url, depth = queue.popleft()
-            if not _visit(browse, crawl, url) or depth >= DEPTH:
+            url, depth, source = queue.popleft()
+            if not _visit(browse, crawl, url, source) or depth >= DEPTH:
                 continue
             for link in _links(browse):
                 if kind(link) not in seen:
                     seen.add(kind(link))
-                    queue.append((link, depth + 1))
+                    queue.append((link, depth + 1, url))
     finally:
         context.close()
     return crawl
@@ -271,7 +295,9 @@ def test_every_page_works_for_every_account_at_every_width(demo_site, browser, a
     started = time.monotonic()
     crawl = crawl_as(demo_site, browser, account)
     lines = [f"{account} at 1280px and 390px: {len(crawl.visited)} pages in "
-             f"{time.monotonic() - started:.0f}s", "", *crawl.visited]
+             f"{time.monotonic() - started:.0f}s", "", *crawl.visited,
+             *([""] + [f"withdrawn meanwhile: {path}" for path in crawl.withdrawn]
+               if crawl.withdrawn else [])]
     (artifacts / f"every-page-{account}.txt").write_text("\n".join(lines) + "\n")
     print(lines[0])
     assert not crawl.problems, (f"{len(crawl.problems)} problems:\n" + "\n".join(crawl.problems)
