@@ -1,5 +1,5 @@
-"""What the CSV upload pages share: the file field's check, a bad row in words, and the table
-of bad rows (`templates/_macros/uploads.html`).
+"""What the CSV upload pages share: the file field's check, a bad row in words, a refused
+batch's failures as rows of the file, and the table of bad rows (`templates/_macros/uploads.html`).
 
 Shape only: a file is chosen, is not empty and is named `.csv`; what the rows say is checked by
 the page (or the API) that reads them. Must not call the API.
@@ -7,6 +7,7 @@ the page (or the API) that reads them. Must not call the API.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,3 +42,19 @@ def csv_file(form: Any, field: Any) -> None:
 def capitalized(message: str) -> str:
     """A message as a sentence starts."""
     return message[:1].upper() + message[1:]
+
+
+def batch_errors(field_errors: Iterable[Any], chunk: list[list[Any]], *,
+                 columns: Mapping[str, str], row_at: int) -> list[RowError]:
+    """A refused batch's `/N/field` failures (`FieldError`s of the API's problem, N the row's
+    place in the batch sent) as rows and columns of the file: each sent row of `chunk` holds its
+    row number at `row_at`, and `columns` names the file's column of each wire field."""
+    found: list[RowError] = []
+    for error in field_errors:
+        parts = error.path.strip("/").split("/")
+        if not parts[0].isdigit() or int(parts[0]) >= len(chunk):
+            continue
+        column = columns.get(parts[1], parts[1]) if len(parts) > 1 else "(row)"
+        found.append(RowError(int(chunk[int(parts[0])][row_at]), column,
+                              capitalized(error.message)))
+    return found

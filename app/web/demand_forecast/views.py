@@ -50,7 +50,7 @@ from app.web.demand_forecast.rows import (
 )
 from app.web.htmx import is_partial, render, see_other
 from app.web.manage_schedule.calendar import local_day, today, week_start, zone
-from app.web.uploads import RowError, capitalized
+from app.web.uploads import RowError, batch_errors
 
 bp = Blueprint("demand_forecast", __name__)
 
@@ -264,25 +264,14 @@ def _send(client: ApiClient, upload: Upload) -> None:
             return
         upload.failure = problem.detail
         upload.failed_rows = [[e.row, e.column, e.message]
-                              for e in _batch_errors(problem, chunk)]
+                              for e in batch_errors(problem.field_errors, chunk,
+                                                  columns=_COLUMN_OF, row_at=4)]
         return
     except ApiUnavailable:
         upload.failure = "The server could not store the forecast just now."
         return
     upload.sent += len(chunk)
     upload.replaced += result.replaced
-
-
-def _batch_errors(problem: ApiProblem, chunk: list[list[Any]]) -> list[RowError]:
-    """The refused batch's `/N/field` failures as rows and columns of the file."""
-    found: list[RowError] = []
-    for error in problem.field_errors:
-        parts = error.path.strip("/").split("/")
-        if not parts[0].isdigit() or int(parts[0]) >= len(chunk):
-            continue
-        column = _COLUMN_OF.get(parts[1], parts[1]) if len(parts) > 1 else "(row)"
-        found.append(RowError(int(chunk[int(parts[0])][4]), column, capitalized(error.message)))
-    return found
 
 
 @bp.post("/manage/demand-forecast/uploads/<token>/rows-from/<int:offset>")

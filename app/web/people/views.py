@@ -57,7 +57,7 @@ from app.web.manage_schedule.calendar import today, week_start, zone
 from app.web.people.forms import NAME_MAX, STATUS_VALUES, DirectoryFilterForm, PeopleImportForm
 from app.web.people.rows import COLUMNS, MAX_ROWS, FileProblem, read_people, too_large
 from app.web.people.rows import Directory as Lookups
-from app.web.uploads import RowError, capitalized
+from app.web.uploads import RowError, batch_errors
 
 bp = Blueprint("people", __name__)
 
@@ -426,7 +426,8 @@ def _send_batch(client: ApiClient, upload: PeopleUpload) -> None:
             return
         upload.failure = problem.detail or problem.title
         upload.failed_rows = [[e.row, e.column, e.message]
-                              for e in _batch_errors(problem, chunk)]
+                              for e in batch_errors(problem.field_errors, chunk,
+                                                  columns=_COLUMN_OF, row_at=0)]
         return
     except ApiUnavailable:
         upload.failure = "The server could not import people just now."
@@ -438,18 +439,6 @@ def _send_batch(client: ApiClient, upload: PeopleUpload) -> None:
     upload.sent += len(chunk)
     upload.created += result.created
     upload.updated += result.updated
-
-
-def _batch_errors(problem: ApiProblem, chunk: list[list[Any]]) -> list[RowError]:
-    """The refused batch's `/N/field` failures as rows and columns of the file."""
-    found: list[RowError] = []
-    for error in problem.field_errors:
-        parts = error.path.strip("/").split("/")
-        if not parts[0].isdigit() or int(parts[0]) >= len(chunk):
-            continue
-        column = _COLUMN_OF.get(parts[1], parts[1]) if len(parts) > 1 else "(row)"
-        found.append(RowError(int(chunk[int(parts[0])][0]), column, capitalized(error.message)))
-    return found
 
 
 @bp.post("/admin/people/imports/<token>/rows-from/<int:offset>")
