@@ -14,6 +14,28 @@ from typing import Any
 from wtforms import ValidationError
 
 
+class FileProblem(Exception):
+    """The file as a whole cannot be read (empty, wrong header, too large, not text)."""
+
+
+def too_large(limit: int, *, max_rows: int, verb: str) -> str:
+    """What a file beyond `limit` bytes is told (`verb`: "upload", "import")."""
+    return (f"The file is larger than {limit / (1024 * 1024):.3g} MB. Split it into files of "
+            f"at most {max_rows:,} rows and {verb} each.")
+
+
+def file_text(content: bytes, *, limit: int, max_rows: int, verb: str) -> str:
+    """The file's text (UTF-8, a byte-order mark dropped). Raises `FileProblem` for a file
+    beyond `limit` bytes or one that is not UTF-8."""
+    if len(content) > limit:
+        raise FileProblem(too_large(limit, max_rows=max_rows, verb=verb))
+    try:
+        return content.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise FileProblem("The file is not UTF-8 text. Save it from your spreadsheet as "
+                          "“CSV UTF-8” and choose that file.") from exc
+
+
 @dataclass(frozen=True)
 class RowError:
     """One bad field of a refused file, in words. Row 1 is the first row after the header."""

@@ -21,15 +21,12 @@ from datetime import UTC, datetime
 from zoneinfo import ZoneInfo
 
 from app.contract.roles import RoleRead
-from app.web.uploads import RowError
+from app.web import uploads
+from app.web.uploads import FileProblem, RowError
 
 COLUMNS = ("role", "start", "end", "demand")
 MAX_ROWS = 20_000
 LOCAL = re.compile(r"^(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2})(?::(\d{2}))?$")
-
-
-class FileProblem(Exception):
-    """The file as a whole cannot be read (empty, wrong header, too large, not text)."""
 
 
 @dataclass(frozen=True)
@@ -129,18 +126,7 @@ def _demand(text: str) -> float | str:
 
 def too_large(limit: int) -> str:
     """What a file beyond `limit` bytes is told."""
-    return (f"The file is larger than {limit / (1024 * 1024):.3g} MB. Split it into files of "
-            f"at most {MAX_ROWS:,} rows and upload each.")
-
-
-def _text(content: bytes, limit: int) -> str:
-    if len(content) > limit:
-        raise FileProblem(too_large(limit))
-    try:
-        return content.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise FileProblem("The file is not UTF-8 text. Save it from your spreadsheet as "
-                          "“CSV UTF-8” and choose that file.") from exc
+    return uploads.too_large(limit, max_rows=MAX_ROWS, verb="upload")
 
 
 def _header(cells: list[str]) -> dict[str, int]:
@@ -167,7 +153,8 @@ def read_forecast(content: bytes, roles: RoleIndex, zone: ZoneInfo, *, max_bytes
     there is any problem, nothing is to be sent). Raises `FileProblem` for the file as a whole
     (more than `max_bytes` or `MAX_ROWS` rows, not text, no header, no rows).
     """
-    reader = csv.reader(io.StringIO(_text(content, max_bytes), newline=""))
+    text = uploads.file_text(content, limit=max_bytes, max_rows=MAX_ROWS, verb="upload")
+    reader = csv.reader(io.StringIO(text, newline=""))
     try:
         header = next(r for r in reader if any(c.strip() for c in r))
     except StopIteration:

@@ -25,7 +25,8 @@ from app.contract.employment_types import EmploymentTypeRead
 from app.contract.people import EMAIL_MAX, IMPORTED_ID_MAX, NAME_MAX
 from app.contract.roles import RoleRead
 from app.contract.teams import TeamRead
-from app.web.uploads import RowError
+from app.web import uploads
+from app.web.uploads import FileProblem, RowError
 
 COLUMNS = ("name", "email", "type", "team", "role", "employment_type", "pay_period",
            "pay_period_start", "imported_id")
@@ -33,10 +34,6 @@ REQUIRED = ("name", "email", "imported_id")
 MAX_ROWS = 20_000
 EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
 PROVIDER_ONLY = ("team", "role", "employment_type", "pay_period", "pay_period_start")
-
-
-class FileProblem(Exception):
-    """The file as a whole cannot be read (empty, wrong header, too large, not text)."""
 
 
 @dataclass(frozen=True)
@@ -110,18 +107,7 @@ class Directory:
 
 def too_large(limit: int) -> str:
     """What a file beyond `limit` bytes is told."""
-    return (f"The file is larger than {limit / (1024 * 1024):.3g} MB. Split it into files of "
-            f"at most {MAX_ROWS:,} rows and import each.")
-
-
-def _text(content: bytes, limit: int) -> str:
-    if len(content) > limit:
-        raise FileProblem(too_large(limit))
-    try:
-        return content.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise FileProblem("The file is not UTF-8 text. Save it from your spreadsheet as "
-                          "“CSV UTF-8” and choose that file.") from exc
+    return uploads.too_large(limit, max_rows=MAX_ROWS, verb="import")
 
 
 def _header(cells: list[str]) -> dict[str, int]:
@@ -230,7 +216,8 @@ def read_people(content: bytes, found: Directory, zone: ZoneInfo, *, max_bytes: 
     there is any problem, nothing is to be sent). Raises `FileProblem` for the file as a whole
     (more than `max_bytes` or `MAX_ROWS` rows, not text, no header, no rows).
     """
-    reader = csv.reader(io.StringIO(_text(content, max_bytes), newline=""))
+    text = uploads.file_text(content, limit=max_bytes, max_rows=MAX_ROWS, verb="import")
+    reader = csv.reader(io.StringIO(text, newline=""))
     try:
         header = next(r for r in reader if any(c.strip() for c in r))
     except StopIteration:
