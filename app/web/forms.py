@@ -19,7 +19,7 @@ from urllib.parse import urlencode
 
 from flask_wtf import FlaskForm
 from pydantic import BaseModel
-from wtforms import Field, FieldList, FormField, SelectMultipleField
+from wtforms import Field, FieldList, Form, FormField, SelectMultipleField, TimeField
 from wtforms.widgets import CheckboxInput, ListWidget
 
 from app.client import ApiProblem
@@ -191,3 +191,36 @@ def _choice_labels(field: Field) -> dict[str, str]:
         else:
             labels[str(choice.value)] = str(choice.label)
     return labels
+
+
+def typed(field: TimeField) -> bool:
+    """Whether the time field holds a time or something typed that is not one."""
+    return field.data is not None or any(str(v).strip() for v in field.raw_data or [])
+
+
+class TimeRangeRow(Form):
+    """A row of a list form with a from and a to time (a shift's segment, a weekday's range):
+    a row with neither time is blank and left out; one with a single time needs the other.
+    Subclasses declare `start_time` and `end_time` (optional `TimeField`s, in their order on
+    the page) and name what a row is in `noun`."""
+
+    noun: ClassVar[str] = "range"
+    start_time: TimeField
+    end_time: TimeField
+
+    @property
+    def blank(self) -> bool:
+        """Whether the row names no time (an unused row)."""
+        return not typed(self.start_time) and not typed(self.end_time)
+
+    def validate(self, extra_validators: Any = None) -> bool:
+        """Check the row; a row with one time needs the other (a blank row passes)."""
+        ok = super().validate(extra_validators)
+        if self.blank:
+            return ok
+        for time_field, message in ((self.start_time, f"Enter when this {self.noun} starts."),
+                                    (self.end_time, f"Enter when this {self.noun} ends.")):
+            if time_field.data is None and not time_field.errors:
+                time_field.errors = [message]
+                ok = False
+        return ok

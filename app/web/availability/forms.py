@@ -12,7 +12,6 @@ from typing import Any
 
 from wtforms import (
     FieldList,
-    Form,
     FormField,
     IntegerField,
     SelectField,
@@ -30,7 +29,7 @@ from app.contract.availability import (
     AvailabilityRule,
 )
 from app.contract.work_rules import EARLIEST_DAY, LATEST_DAY
-from app.web.forms import BaseForm
+from app.web.forms import BaseForm, TimeRangeRow
 
 WEEKDAYS = [("monday", "Monday"), ("tuesday", "Tuesday"), ("wednesday", "Wednesday"),
             ("thursday", "Thursday"), ("friday", "Friday"), ("saturday", "Saturday"),
@@ -49,35 +48,16 @@ def _in_range(day: date | None) -> None:
                               f"{LATEST_DAY.year}.")
 
 
-def _typed(field: TimeField) -> bool:
-    return field.data is not None or any(str(v).strip() for v in field.raw_data or [])
-
-
-class RuleRowForm(Form):
+class RuleRowForm(TimeRangeRow):
     """One row of the week: a weekday, from, to, and what it means. A row with neither time is
     blank and left out."""
+
+    noun = "range"
 
     weekday = SelectField("Day", choices=[SelectChoice(v, t) for v, t in WEEKDAYS])
     start_time = TimeField("From", validators=[Optional()])
     end_time = TimeField("To", validators=[Optional()])
     kind = SelectField("I am", choices=[SelectChoice(v, t) for v, t in KINDS])
-
-    @property
-    def blank(self) -> bool:
-        """Whether the row names no time (an unused row)."""
-        return not _typed(self.start_time) and not _typed(self.end_time)
-
-    def validate(self, extra_validators: Any = None) -> bool:
-        """Check the row; a row with one time needs the other (a blank row passes)."""
-        ok = super().validate(extra_validators)
-        if self.blank:
-            return ok
-        for time_field, message in ((self.start_time, "Enter when this range starts."),
-                                    (self.end_time, "Enter when this range ends.")):
-            if time_field.data is None and not time_field.errors:
-                time_field.errors = [message]
-                ok = False
-        return ok
 
 
 def _clock(at: time, *, end: bool) -> str:

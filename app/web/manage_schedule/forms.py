@@ -15,7 +15,6 @@ from typing import Any
 from wtforms import (
     BooleanField,
     FieldList,
-    Form,
     FormField,
     HiddenField,
     IntegerField,
@@ -28,7 +27,7 @@ from wtforms.fields import DateField
 from wtforms.fields.choices import SelectChoice
 from wtforms.validators import InputRequired, Length, NumberRange, Optional, ValidationError
 
-from app.web.forms import BaseForm, MultiCheckboxField
+from app.web.forms import BaseForm, MultiCheckboxField, TimeRangeRow
 from app.web.manage_schedule.calendar import EARLIEST_DAY, LATEST_DAY
 
 SEGMENT_TYPES = [("working", "Working"), ("paid_break", "Paid break"),
@@ -43,9 +42,11 @@ MAX_ROWS = 24
 """Segment rows a form takes: more is a tampered form, not a shift."""
 
 
-class SegmentForm(Form):
+class SegmentForm(TimeRangeRow):
     """One segment row: what kind of time, in which role, from when to when, with which labels.
     A row with neither time is blank and left out."""
+
+    noun = "segment"
 
     type = SelectField("Type", choices=[SelectChoice(v, label) for v, label in SEGMENT_TYPES],
                        default="working")
@@ -53,27 +54,6 @@ class SegmentForm(Form):
     start_time = TimeField("From", validators=[Optional()])
     end_time = TimeField("To", validators=[Optional()])
     labels = MultiCheckboxField("Labels", choices=[], validate_choice=False)
-
-    @property
-    def blank(self) -> bool:
-        """Whether the row names no time (an unused row)."""
-        return not _typed(self.start_time) and not _typed(self.end_time)
-
-    def validate(self, extra_validators: Any = None) -> bool:
-        """Check the row; a row with one time needs the other (a blank row passes)."""
-        ok = super().validate(extra_validators)
-        if self.blank:
-            return ok
-        for time_field, message in ((self.start_time, "Enter when this segment starts."),
-                                    (self.end_time, "Enter when this segment ends.")):
-            if time_field.data is None and not time_field.errors:
-                time_field.errors = [message]
-                ok = False
-        return ok
-
-
-def _typed(field: TimeField) -> bool:
-    return field.data is not None or any(str(v).strip() for v in field.raw_data or [])
 
 
 class _Pointers(dict[str, str]):
