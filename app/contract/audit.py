@@ -67,6 +67,10 @@ class AuditEventRead(ApiModel):
                     "deletion every field it had.")
     request_id: str | None = Field(
         description="The `X-Request-Id` the writing request carried, if any.")
+    record_deleted: bool = Field(
+        default=False,
+        description="Whether the record has been deleted since: the trail holds its "
+                    "deletion (the record's own page no longer exists).")
 
 
 class AuditEventPage(Page[AuditEventRead]):

@@ -97,6 +97,20 @@ def test_create_edit_delete_shift_record_events_with_before_and_after(fresh_api,
     assert deleted[0]["changes"]["note"] == {"before": "Pod C", "after": None}
 
 
+def test_events_say_whether_their_record_was_deleted_since(fresh_api, world):
+    kept, gone = _create_shift(fresh_api, world), _create_shift(fresh_api, world)
+    assert [e["recordDeleted"] for e in _events(fresh_api, recordId=gone["id"])] == [False]
+    assert fresh_api.delete(f"/v1/shifts/{gone['id']}", user=MANAGER).status_code == 204
+    assert [(e["action"], e["recordDeleted"])
+            for e in _events(fresh_api, recordId=gone["id"])] == [("delete", True),
+                                                                   ("create", True)]
+    assert [e["recordDeleted"] for e in _events(fresh_api, recordId=kept["id"])] == [False]
+    # A record of another subject with the same id is not taken for the deleted one.
+    mixed = _events(fresh_api, subject="Shift")
+    assert {e["recordId"] for e in mixed if e["recordDeleted"]} >= {gone["id"]}
+    assert kept["id"] not in {e["recordId"] for e in mixed if e["recordDeleted"]}
+
+
 def test_failed_write_leaves_no_event(fresh_api, world):
     shift = _create_shift(fresh_api, world)
     before = _events(fresh_api)

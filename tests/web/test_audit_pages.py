@@ -89,6 +89,21 @@ def test_admin_sees_a_shifts_history_with_before_and_after(aweb):
     assert "Record id: " + shift["id"] in _text(body)  # the filter's chip
 
 
+def test_a_deleted_records_events_link_to_no_page_and_say_so(aweb):
+    shift = _shift(aweb)
+    _api(aweb, "DELETE", f"/v1/shifts/{shift['id']}")
+    aweb.sign_in(ADMIN)
+
+    body = aweb.client.get(f"/admin/audit?subject=Shift&recordId={shift['id']}").get_data(
+        as_text=True)
+
+    assert f'href="/manage/schedule/shifts/{shift["id"]}/edit"' not in body
+    cards = [_text(c) for c in re.findall(r'<li id="audit-.*?</li>', body, re.S)]
+    assert [c.split(" ")[0] for c in cards] == ["Deleted", "Created"]
+    assert "(deleted since)" in cards[1]
+    assert "(deleted since)" not in cards[0]  # the deletion itself needs no such word
+
+
 def test_list_fragment_is_the_audit_list_block(aweb):
     _shift(aweb)
     aweb.sign_in(ADMIN)

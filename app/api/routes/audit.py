@@ -22,7 +22,8 @@ def list_audit_events(session: Session, actor: Actor, query: AuditEventQuery,
                       pages: Paginator) -> AuditEventPage:
     """What was written through `/v1`, newest first: for each record created, edited or
     deleted, who (`actorId`, and `actorName` as it was then), when, the record's `subject` and
-    `recordId`, and `changes`, each changed field's value before and after by its wire name.
+    `recordId`, and `changes`, each changed field's value before and after by its wire name;
+    `recordDeleted` says whether the trail holds the record's deletion since.
     Child rows are folded into their parent (a shift's `segments` and `payCodes`, a time-off
     request's `days`). Events are written in the same transaction as the change they
     describe, so a write that failed has none.
@@ -30,5 +31,9 @@ def list_audit_events(session: Session, actor: Actor, query: AuditEventQuery,
     Filters: `actorId`, `subject`, `recordId`, and `[from, to)` (either bound may be left
     out). Needs `manage` AuditEvent (administrators)."""
     rows, cursor = service.list_audit_events(session, actor=actor, query=query, pages=pages)
-    return AuditEventPage(items=[AuditEventRead.model_validate(row) for row in rows],
-                          cursor=cursor)
+    deleted = service.deleted_records(session, rows)
+    return AuditEventPage(
+        items=[AuditEventRead.model_validate(row).model_copy(
+            update={"record_deleted": (row.subject, row.record_id) in deleted})
+               for row in rows],
+        cursor=cursor)

@@ -39,3 +39,16 @@ def list_audit_events(session: Session, *, actor: Actor, query: AuditEventQuery,
     return pages.page(session, statement, scope="audit-events", query=query,
                       order=[SortKey(AuditEvent.occurred_at, descending=True),
                              SortKey(AuditEvent.id, descending=True)])
+
+
+def deleted_records(session: Session, events: list[AuditEvent]) -> set[tuple[str, str]]:
+    """The `(subject, record id)` of `events` whose record the trail shows deleted (one read,
+    on the subject-and-record index)."""
+    if not events:
+        return set()
+    rows = session.execute(
+        select(AuditEvent.subject, AuditEvent.record_id)
+        .where(AuditEvent.action == "delete",
+               AuditEvent.record_id.in_({event.record_id for event in events})))
+    wanted = {(event.subject, event.record_id) for event in events}
+    return {(subject, record) for subject, record in rows if (subject, record) in wanted}

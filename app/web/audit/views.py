@@ -64,7 +64,7 @@ def history_url(subject: str, record_id: Any) -> str | None:
 def record_url(event: AuditEventRead) -> str | None:
     """The page of the event's record, where the UI has one and the record still exists."""
     page = RECORD_PAGES.get(event.subject)
-    if page is None or event.action == "delete":
+    if page is None or event.action == "delete" or event.record_deleted:
         return None
     try:
         record = uuid.UUID(event.record_id)
