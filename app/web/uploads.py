@@ -7,7 +7,8 @@ the page (or the API) that reads them. Must not call the API.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import csv
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -80,3 +81,30 @@ def batch_errors(field_errors: Iterable[Any], chunk: list[list[Any]], *,
         found.append(RowError(int(chunk[int(parts[0])][row_at]), column,
                               capitalized(error.message)))
     return found
+
+
+def data_rows(reader: Iterable[list[str]], width: int, *, max_rows: int, verb: str,
+              errors: list[RowError], empty: str) -> Iterator[tuple[int, list[str]]]:
+    """The rows of a CSV file after its header, each with its number (row 1 is the first after
+    the header), blank lines skipped. A row with another number of values than the header's
+    `width` goes to `errors`, not out. Raises `FileProblem` for a row the csv module cannot
+    read, for more than `max_rows` rows (`verb`: "upload", "import"), and, once read to the
+    end, for a file with no rows (saying `empty`)."""
+    number = 0
+    try:
+        for cells in reader:
+            if not any(c.strip() for c in cells):
+                continue
+            number += 1
+            if number > max_rows:
+                raise FileProblem(f"The file has more than {max_rows:,} rows. Split it into "
+                                  f"files of at most {max_rows:,} rows and {verb} each.")
+            if len(cells) != width:
+                errors.append(RowError(number, "(row)", f"It has {len(cells)} values; the "
+                                       f"header has {width}."))
+                continue
+            yield number, cells
+    except csv.Error as exc:
+        raise FileProblem(f"Row {number + 1} is not readable as CSV: {exc}.") from exc
+    if number == 0:
+        raise FileProblem(empty)

@@ -26,6 +26,7 @@ from app.web.uploads import FileProblem, RowError
 
 COLUMNS = ("role", "start", "end", "demand")
 MAX_ROWS = 20_000
+NO_ROWS = "The file has the header but no rows. Add one row per role and time window under it."
 LOCAL = re.compile(r"^(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2})(?::(\d{2}))?$")
 
 
@@ -167,41 +168,26 @@ def read_forecast(content: bytes, roles: RoleIndex, zone: ZoneInfo, *, max_bytes
     lines: list[ForecastLine] = []
     errors: list[RowError] = []
     first: dict[tuple[uuid.UUID, datetime, datetime], int] = {}
-    number = 0
-    try:
-        for cells in reader:
-            if not any(c.strip() for c in cells):
-                continue
-            number += 1
-            if number > MAX_ROWS:
-                raise FileProblem(f"The file has more than {MAX_ROWS:,} rows. Split it into "
-                                  f"files of at most {MAX_ROWS:,} rows and upload each.")
-            if len(cells) != len(header):
-                errors.append(RowError(number, "(row)", f"It has {len(cells)} values; the "
-                                       f"header has {len(header)}."))
-                continue
-            role = _role(cells[at["role"]].strip(), roles)
-            start = _instant(cells[at["start"]].strip(), zone)
-            end = _instant(cells[at["end"]].strip(), zone)
-            demand = _demand(cells[at["demand"]].strip())
-            found = [RowError(number, column, value)
-                     for column, value in (("role", role), ("start", start), ("end", end),
-                                           ("demand", demand)) if isinstance(value, str)]
-            if (isinstance(start, datetime) and isinstance(end, datetime) and end <= start):
-                found.append(RowError(number, "end", "It ends at or before its start."))
-            if (found or not isinstance(role, uuid.UUID) or not isinstance(start, datetime)
-                    or not isinstance(end, datetime) or not isinstance(demand, float)):
-                errors.extend(found)
-                continue
-            earlier = first.setdefault((role, start, end), number)
-            if earlier != number:
-                errors.append(RowError(number, "role", f"Row {earlier} already gives this "
-                                       "role and window; give each role and window once."))
-                continue
-            lines.append(ForecastLine(number, role, start, end, demand))
-    except csv.Error as exc:
-        raise FileProblem(f"Row {number + 1} is not readable as CSV: {exc}.") from exc
-    if number == 0:
-        raise FileProblem("The file has the header but no rows. Add one row per role and "
-                          "time window under it.")
+    rows = uploads.data_rows(reader, len(header), max_rows=MAX_ROWS, verb="upload",
+                             errors=errors, empty=NO_ROWS)
+    for number, cells in rows:
+        role = _role(cells[at["role"]].strip(), roles)
+        start = _instant(cells[at["start"]].strip(), zone)
+        end = _instant(cells[at["end"]].strip(), zone)
+        demand = _demand(cells[at["demand"]].strip())
+        found = [RowError(number, column, value)
+                 for column, value in (("role", role), ("start", start), ("end", end),
+                                       ("demand", demand)) if isinstance(value, str)]
+        if (isinstance(start, datetime) and isinstance(end, datetime) and end <= start):
+            found.append(RowError(number, "end", "It ends at or before its start."))
+        if (found or not isinstance(role, uuid.UUID) or not isinstance(start, datetime)
+                or not isinstance(end, datetime) or not isinstance(demand, float)):
+            errors.extend(found)
+            continue
+        earlier = first.setdefault((role, start, end), number)
+        if earlier != number:
+            errors.append(RowError(number, "role", f"Row {earlier} already gives this "
+                                   "role and window; give each role and window once."))
+            continue
+        lines.append(ForecastLine(number, role, start, end, demand))
     return lines, errors

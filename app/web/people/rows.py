@@ -32,6 +32,7 @@ COLUMNS = ("name", "email", "type", "team", "role", "employment_type", "pay_peri
            "pay_period_start", "imported_id")
 REQUIRED = ("name", "email", "imported_id")
 MAX_ROWS = 20_000
+NO_ROWS = "The file has the header but no rows. Add one row per person under it."
 EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
 PROVIDER_ONLY = ("team", "role", "employment_type", "pay_period", "pay_period_start")
 
@@ -230,38 +231,23 @@ def read_people(content: bytes, found: Directory, zone: ZoneInfo, *, max_bytes: 
     errors: list[RowError] = []
     ids: dict[str, int] = {}
     emails: dict[str, int] = {}
-    number = 0
-    try:
-        for cells in reader:
-            if not any(c.strip() for c in cells):
-                continue
-            number += 1
-            if number > MAX_ROWS:
-                raise FileProblem(f"The file has more than {MAX_ROWS:,} rows. Split it into "
-                                  f"files of at most {MAX_ROWS:,} rows and import each.")
-            if len(cells) != len(header):
-                errors.append(RowError(number, "(row)", f"It has {len(cells)} values; the "
-                                       f"header has {len(header)}."))
-                continue
-            cell = {c: (cells[at[c]].strip() if c in at else "") for c in COLUMNS}
-            line = _line(number, cell, found, zone)
-            if isinstance(line, list):
-                errors.extend(line)
-                continue
-            earlier = ids.setdefault(line.imported_id, number)
-            if earlier != number:
-                errors.append(RowError(number, "imported_id", f"Row {earlier} has the same "
-                                       "imported id; give each person once."))
-                continue
-            earlier = emails.setdefault(line.email.casefold(), number)
-            if earlier != number:
-                errors.append(RowError(number, "email", f"Row {earlier} has the same email "
-                                       "address; each person has their own."))
-                continue
-            lines.append(line)
-    except csv.Error as exc:
-        raise FileProblem(f"Row {number + 1} is not readable as CSV: {exc}.") from exc
-    if number == 0:
-        raise FileProblem("The file has the header but no rows. Add one row per person under "
-                          "it.")
+    rows = uploads.data_rows(reader, len(header), max_rows=MAX_ROWS, verb="import",
+                             errors=errors, empty=NO_ROWS)
+    for number, cells in rows:
+        cell = {c: (cells[at[c]].strip() if c in at else "") for c in COLUMNS}
+        line = _line(number, cell, found, zone)
+        if isinstance(line, list):
+            errors.extend(line)
+            continue
+        earlier = ids.setdefault(line.imported_id, number)
+        if earlier != number:
+            errors.append(RowError(number, "imported_id", f"Row {earlier} has the same "
+                                   "imported id; give each person once."))
+            continue
+        earlier = emails.setdefault(line.email.casefold(), number)
+        if earlier != number:
+            errors.append(RowError(number, "email", f"Row {earlier} has the same email "
+                                   "address; each person has their own."))
+            continue
+        lines.append(line)
     return lines, errors
