@@ -19,7 +19,7 @@ from flask_compress import Compress
 
 from app.client import build_http
 from app.config import Settings
-from app.web import assets, auth, errors, filters, htmx, nav, security
+from app.web import assets, auth, errors, filters, htmx, links, nav, security
 from app.web import session as sessions
 from app.web.appointment_types.views import bp as appointment_types_bp
 from app.web.appointments.views import bp as appointments_bp
@@ -167,6 +167,7 @@ def init_app(app: Flask, settings: Settings | None = None) -> WebState:
     errors.install(app, issuer_path=issuer_path)
     filters.install(app, settings.zone)
     assets.install(app)
+    links.install(app)
     _compressor(app, state)
     for blueprint in AREAS:
         register_area(app, blueprint)
