@@ -69,6 +69,7 @@ from app.web import run_files
 from app.web.auth import api, current_user
 from app.web.forms import BaseForm
 from app.web.htmx import is_partial, render, render_macro, see_other, target
+from app.web.links import fixed_url
 from app.web.manage_schedule.calendar import (
     default_team,
     local_day,
@@ -241,6 +242,7 @@ class Period:
     export: Export | None = None
     panel_problems: list[str] = field(default_factory=list)
     blocked: list[Blocked] = field(default_factory=list)
+    urls: dict[tuple[tuple[str, Any], ...], str] = field(default_factory=dict, repr=False)
 
     @property
     def end(self) -> date:
@@ -354,13 +356,19 @@ class Period:
                    for r in s.rows if r.pending and not r.clean)
 
     def url(self, **changes: Any) -> str:
-        """This page's address with changes (None removes a value)."""
+        """This page's address with changes (None removes a value); each distinct address is
+        built once (a page asks for the same few on every row)."""
         args: dict[str, Any] = {"team": self.team.id if self.team else None,
-                                "period": self.start.isoformat(), "provider": self.chosen,
+                                "period": self.start, "provider": self.chosen,
                                 "export": self.export.run_id if self.export else None}
         args.update(changes)
-        return url_for("manage_timesheets.index") + "?" + urlencode(
-            {k: str(v) for k, v in args.items() if v})
+        key = tuple(args.items())
+        found = self.urls.get(key)
+        if found is None:
+            found = self.urls[key] = fixed_url("manage_timesheets.index") + "?" + urlencode(
+                {k: v.isoformat() if isinstance(v, date) else str(v)
+                 for k, v in args.items() if v})
+        return found
 
     def shifted(self, periods: int) -> str:
         """The address of the period `periods` away, same team and provider."""
