@@ -20,40 +20,29 @@ pytestmark = [pytest.mark.xdist_group("browser-scaled"), pytest.mark.scaled_mode
 RUNS = "/v1/reporting/reports/runs"
 
 
-@pytest.fixture
-def scaled(site):
+def test_a_session_a_token_and_a_report_cross_processes(site, tab):
     assert site.mode == "scaled"
-    return site
-
-
-def test_a_session_and_its_token_work_on_every_process(scaled, tab):
-    ui1, ui2 = scaled.ui_urls
+    ui1, ui2 = site.ui_urls
     tab.goto(f"{ui1}/")  # a visitor on UI #1 is sent to sign in
-    tab.fill_credentials("manager@example.com")
-    expect(tab.page.get_by_role("heading", level=1)).to_have_text("Hello, Morgan Manager")
+    tab.fill_credentials("admin@example.com")
+    expect(tab.page.get_by_role("heading", level=1)).to_have_text("Hello, Ada Admin")
     assert tab.url.startswith(ui1)
 
     tab.goto(f"{ui2}/manage/time-off")  # the same cookie on UI #2: no sign-in asked
     expect(tab.page.get_by_role("heading", level=1)).to_contain_text("Time-off queue")
     assert tab.url.startswith(f"{ui2}/manage/time-off")
 
-    token = scaled.session(tab.context)["auth"]["access_token"]  # signed by one API process
-    for api in scaled.api_urls:
-        me = httpx.get(f"{api}/v1/users/me", headers={"Authorization": f"Bearer {token}"},
-                       timeout=10)
-        assert me.status_code == 200, (api, me.text)
-        assert me.json()["email"] == "manager@example.com"
-
-
-def test_a_report_run_by_the_worker_downloads_from_either_api_process(scaled, tab):
-    tab.goto(f"{scaled.ui_urls[0]}/")
-    tab.fill_credentials("admin@example.com")
-    expect(tab.page.get_by_role("heading", level=1)).to_have_text("Hello, Ada Admin")
-    token = scaled.session(tab.context)["auth"]["access_token"]
+    token = site.session(tab.context)["auth"]["access_token"]  # signed by one API process
     first, second = (httpx.Client(base_url=api, timeout=10,
                                   headers={"Authorization": f"Bearer {token}"})
-                     for api in scaled.api_urls)
+                     for api in site.api_urls)
     with first, second:
+        for client in (first, second):  # verified by both
+            me = client.get("/v1/users/me")
+            assert me.status_code == 200, (client.base_url, me.text)
+            assert me.json()["email"] == "admin@example.com"
+
+        # A report: started on API #1, run by the worker, downloaded from API #2 and #1.
         started = first.post(RUNS, json={"reportId": "appointments-by-provider", "parameters": {
             "startDate": "2026-03-02T00:00:00Z", "endDate": "2026-03-16T00:00:00Z"}})
         assert started.status_code == 201, started.text
