@@ -10,6 +10,11 @@
 #   anything else runs as given (`shiftdesk token EMAIL`, `sh`)
 set -eu
 
+# prometheus-client writes each process's metrics there (gunicorn empties it when it starts).
+if [ -n "${PROMETHEUS_MULTIPROC_DIR:-}" ]; then
+    mkdir -p "$PROMETHEUS_MULTIPROC_DIR"
+fi
+
 serve() {
     exec gunicorn -c python:app.gunicorn_conf app.wsgi:app
 }

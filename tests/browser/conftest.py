@@ -337,7 +337,7 @@ def scaled_site(folder: Path) -> Iterator[ScaledSite]:
     settings = Settings(database_url=url, redis_url=redis_url, api_url=api_url,
                         signing_key_store="database", secret_key="browser-test",
                         timezone="America/New_York", issuer=f"{api_url}/auth", rate_limits=False)
-    _seed(url)
+    upgrade(url)  # what the processes need to start; the people come while they start
     database = Database(url)
     signing_key(settings, database, create=True)
     database.dispose()
@@ -356,12 +356,14 @@ def scaled_site(folder: Path) -> Iterator[ScaledSite]:
             [honcho, "--no-colour", "--procfile", str(PROCFILE), "--app-root",
              str(PROCFILE.parent), "start"],
             env=env, stdout=output, stderr=subprocess.STDOUT, start_new_session=True)
-    app = create_app(settings)  # this test process's view: the database and the sessions
-    built = ScaledSite(
-        "scaled", f"http://localhost:{ui_port}", ui=app, api=app, api_server_url=api_url,
-        ui_urls=(f"http://localhost:{ui1}", f"http://localhost:{ui2}"),
-        api_urls=(f"http://127.0.0.1:{api1}", f"http://127.0.0.1:{api2}"), log=log)
+    app: Flask | None = None
     try:
+        _seed(url)
+        app = create_app(settings)  # this test process's view: the database and the sessions
+        built = ScaledSite(
+            "scaled", f"http://localhost:{ui_port}", ui=app, api=app, api_server_url=api_url,
+            ui_urls=(f"http://localhost:{ui1}", f"http://localhost:{ui2}"),
+            api_urls=(f"http://127.0.0.1:{api1}", f"http://127.0.0.1:{api2}"), log=log)
         every = [f"http://127.0.0.1:{port}" for port in (ui_port, ui1, ui2, api_port, api1, api2)]
         deadline = time.monotonic() + SCALED_START_TIMEOUT
         waiting = list(every)
@@ -380,7 +382,8 @@ def scaled_site(folder: Path) -> Iterator[ScaledSite]:
             except subprocess.TimeoutExpired:
                 os.killpg(processes.pid, signal.SIGKILL)
                 processes.wait(timeout=10)
-        app.extensions["shiftdesk"].db.dispose()
+        if app is not None:
+            app.extensions["shiftdesk"].db.dispose()
         _pg_execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
