@@ -14,7 +14,7 @@ HTTP alone. `SHIFTDESK_BROWSER_MODES=all` (`make test-all-modes`) runs every jou
 The scaled mode runs only the journeys marked `scaled_mode` (one per kind of staff and the
 payroll download, run by the worker and fetched through the UI and API processes), all on one
 test worker (one set of processes).
-A third, `demo_site`, serves the demo organisation (`shiftdesk init --demo`) as people first
+Another site, `demo_site`, serves the demo organisation (`shiftdesk init --demo`) as people first
 see it, for the crawler of every page. The servers run the real app as it ships: no test-only
 pages, so a link to a page that does not exist is a 404 here as it is for users.
 Chromium is Debian's (/usr/bin/chromium) when present. Every page a test reaches goes through
@@ -239,7 +239,7 @@ def _settings(db: Path, key: Path, sessions: Path, issuer: str, **extra: Any) ->
 @pytest.fixture(scope="session", params=["embedded", "split", "scaled"])
 def site(request: pytest.FixtureRequest, browser: Any, seeded_db: Path, signing_key_path: Path,
          tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
-    """Shiftdesk served for the browser, in one of the two modes. The browser comes first:
+    """Shiftdesk served for the browser, in one of the three modes. The browser comes first:
     without Chromium the test skips before anything is seeded or served."""
     mode = request.param
     folder = tmp_path_factory.mktemp(f"site-{mode}")
