@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -63,6 +64,18 @@ def process_environment(base: Mapping[str, str], *, host: str, ui_port: int, api
     for process in ("ui1", "ui2", "api1", "api2"):
         (metrics / process).mkdir(parents=True, exist_ok=True)
     return env
+
+
+def ports_in_use(host: str, ports: list[int]) -> list[int]:
+    """Which of `ports` something on `host` already listens on (or holds)."""
+    taken = []
+    for port in ports:
+        with socket.socket() as sock:
+            try:
+                sock.bind((host, port))
+            except OSError:
+                taken.append(port)
+    return taken
 
 
 def create_database(url: str) -> None:
@@ -106,6 +119,13 @@ def main() -> int:
     env = process_environment(env, host=host, ui_port=ui_port, api_port=api_port,
                               ui_ports=(ui_port + 1, ui_port + 2),
                               api_ports=(api_port + 1, api_port + 2), metrics=metrics)
+    ports = [ui_port, ui_port + 1, ui_port + 2, api_port, api_port + 1, api_port + 2]
+    taken = ports_in_use(host, ports)
+    if taken:
+        print(f"run-scaled: port {', '.join(map(str, taken))} on {host} is in use; choose "
+              f"others with PORT (UI: PORT to PORT+2) and API_PORT (API_PORT to API_PORT+2).",
+              file=sys.stderr)
+        return 1
     url = env["SHIFTDESK_DATABASE_URL"]
     create_database(url)
     shiftdesk = shutil.which("shiftdesk", path=env["PATH"]) or "shiftdesk"

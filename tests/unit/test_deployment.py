@@ -94,3 +94,17 @@ def test_the_healthcheck_fails_while_nothing_serves_and_passes_other_commands_th
     assert result.returncode != 0
     assert f"/healthz on port {port}" in result.stderr
     assert _entrypoint("echo", "hello").stdout == "hello\n"
+
+
+def test_run_scaled_names_the_ports_already_taken():
+    import socket
+
+    from deploy.run_scaled import ports_in_use
+
+    with socket.socket() as busy, socket.socket() as free:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        free.bind(("127.0.0.1", 0))
+        taken, unused = busy.getsockname()[1], free.getsockname()[1]
+        free.close()
+        assert ports_in_use("127.0.0.1", [taken, unused]) == [taken]
