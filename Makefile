@@ -7,7 +7,7 @@ PORT   ?= 8000
 HTMX_VERSION := 2.0.11
 PICO_VERSION := 2.1.1
 
-.PHONY: run test test-all-modes lint bench fuzz clean install install-dev vendor
+.PHONY: run run-scaled test test-all-modes lint bench fuzz clean install install-dev install-scale vendor
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -19,15 +19,25 @@ $(VENV)/.installed-dev: $(VENV)/.installed pyproject.toml
 	$(BIN)/pip install --quiet -e '.[dev]'
 	touch $@
 
+$(VENV)/.installed-scale: $(VENV)/.installed pyproject.toml
+	$(BIN)/pip install --quiet -e '.[scale]'
+	touch $@
+
 install: $(VENV)/.installed
+install-scale: $(VENV)/.installed-scale
 install-dev: $(VENV)/.installed-dev
 
 run: install
 	SHIFTDESK_DEMO=1 $(BIN)/shiftdesk init --demo
 	SHIFTDESK_DEMO=1 SHIFTDESK_ISSUER=http://127.0.0.1:$(PORT)/auth $(BIN)/shiftdesk serve --port $(PORT)
 
+# Scale mode: two UI and two API gunicorn processes and a report worker on PostgreSQL and Redis
+# (deploy/run_scaled.py says which variables it reads). Ctrl-C or SIGTERM stops them all.
+run-scaled: install-scale
+	exec $(BIN)/python deploy/run_scaled.py
+
 lint: install-dev
-	$(BIN)/ruff check app tests
+	$(BIN)/ruff check app tests deploy .ci
 	$(BIN)/lint-imports
 
 test: lint

@@ -28,22 +28,22 @@ def init(demo: bool, scale: int | None) -> None:
     """Create the signing key if missing, migrate the database to head, load demo data."""
     from app.api.db import Database
     from app.api.migrate import upgrade
-    from app.api.tokens import load_signing_key
+    from app.api.signing_keys import signing_key
 
     settings = Settings.from_env()
-    load_signing_key(settings.signing_key_path, create=True)
     _ensure_sqlite_folder(settings)
     upgrade(settings.database_url)
     click.echo(f"Database at head: {_safe_url(settings.database_url)}", err=True)
-    if demo or scale:
-        from app.api.demo import load_demo
+    database = Database(settings.database_url)
+    try:
+        if not settings.jwks_url:  # the key lives in the database once it is migrated
+            signing_key(settings, database, create=True)
+        if demo or scale:
+            from app.api.demo import load_demo
 
-        database = Database(settings.database_url)
-        try:
-            summary = load_demo(database, settings, providers=scale)
-        finally:
-            database.dispose()
-        click.echo(summary, err=True)
+            click.echo(load_demo(database, settings, providers=scale), err=True)
+    finally:
+        database.dispose()
 
 
 @main.command()
@@ -100,7 +100,8 @@ def token(email: str, ttl: int | None) -> None:
 
     from app.api.db import Database
     from app.api.models import User
-    from app.api.tokens import load_signing_key, mint_access_token
+    from app.api.signing_keys import NoSigningKey, signing_key
+    from app.api.tokens import mint_access_token
 
     settings = Settings.from_env()
     database = Database(settings.database_url)
@@ -111,9 +112,12 @@ def token(email: str, ttl: int | None) -> None:
                 click.echo(f"No user with email {email}.", err=True)
                 sys.exit(1)
             user_id = str(user.id)
+        key = signing_key(settings, database)
+    except NoSigningKey as exc:
+        click.echo(str(exc), err=True)
+        sys.exit(1)
     finally:
         database.dispose()
-    key = load_signing_key(settings.signing_key_path)
     click.echo(mint_access_token(key, subject=user_id, issuer=settings.issuer,
                                  audience=settings.audience,
                                  ttl=ttl or settings.access_token_ttl))

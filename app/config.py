@@ -29,6 +29,9 @@ class Settings(BaseModel):
     )
     timezone: str = "America/New_York"
     signing_key_path: Path = INSTANCE / "signing-key.json"
+    signing_key_store: Literal["file", "database"] = Field(
+        default="file", description="Where the private signing key lives: the file at "
+        "`signing_key_path` (one host), or the database, shared by every process and host")
     issuer: str = "http://127.0.0.1:8000/auth"
     audience: str = "shiftdesk-api"
     jwks_url: str | None = Field(

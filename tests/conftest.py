@@ -30,7 +30,7 @@ from jinja2.bccache import Bucket
 from sqlalchemy import event
 from werkzeug.routing import Rule
 
-import app.api as api_package
+import app.api.signing_keys as key_store
 from app import create_app
 from app.api.db import Database
 from app.api.migrate import upgrade
@@ -50,7 +50,7 @@ NO_CHROMIUM = "no Chromium to drive"
 INSTALL_CHROMIUM = "apt-get install -y chromium"
 
 
-_load_signing_key = api_package.load_signing_key
+_load_signing_key = key_store.load_signing_key
 _SIGNING_KEYS: dict[tuple[str, int, int, int], Any] = {}
 
 
@@ -68,7 +68,7 @@ def _kept_signing_key(path: Path, **kw: Any) -> Any:
     return _SIGNING_KEYS[key]
 
 
-api_package.load_signing_key = _kept_signing_key  # what create_app calls
+key_store.load_signing_key = _kept_signing_key  # what create_app calls
 
 
 class _CompiledTemplates(BytecodeCache):

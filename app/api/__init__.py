@@ -21,7 +21,8 @@ from app.api.jobs.queue import JobQueue, make_queue
 from app.api.models import AppSetting
 from app.api.pagination import Paginator
 from app.api.problems import ProblemError, errors_base_url, problem_response
-from app.api.tokens import Verifier, load_signing_key
+from app.api.signing_keys import signing_key as stored_signing_key
+from app.api.tokens import Verifier
 from app.config import Settings
 from app.contract.problems import REGISTRY, ProblemCode
 
@@ -126,18 +127,19 @@ def init_app(app: Flask, settings: Settings) -> ApiState:
     from app.api.routing import bp
 
     routes.load()
+    database = Database(settings.database_url)
     if settings.jwks_url:
         signing_key = None
         verifier = Verifier(issuer=settings.issuer, audience=settings.audience,
                             jwks_url=settings.jwks_url)
     else:
-        signing_key = load_signing_key(settings.signing_key_path)
+        signing_key = stored_signing_key(settings, database)
         public = RSAKey.import_key(signing_key.as_dict(private=False))
         verifier = Verifier(issuer=settings.issuer, audience=settings.audience,
                             keys=KeySet([public]))
     state = ApiState(
         settings=settings,
-        db=Database(settings.database_url),
+        db=database,
         verifier=verifier,
         paginator=Paginator(settings.secret_key),
         signing_key=signing_key,

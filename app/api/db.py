@@ -6,8 +6,10 @@ Must not know about Flask requests or the wire contract.
 
 from __future__ import annotations
 
+import os
 import time
 import uuid
+import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -149,6 +151,20 @@ def _ping_when_idle(engine: Engine, seconds: float) -> None:
             raise exc.DisconnectionError(str(error)) from error
 
 
+def _forget_pool_when_forked(engine: Engine) -> None:
+    """A forked child (a gunicorn worker of an app built before the fork) starts with an empty
+    pool instead of sharing its parent's connections (whose sockets both would then use); the
+    parent's connections stay open for the parent (SQLAlchemy's `dispose(close=False)`)."""
+    kept = weakref.ref(engine)
+
+    def _in_child() -> None:
+        child_engine = kept()
+        if child_engine is not None:
+            child_engine.dispose(close=False)
+
+    os.register_at_fork(after_in_child=_in_child)
+
+
 class Database:
     """The engine and session factory of one app."""
 
@@ -156,6 +172,7 @@ class Database:
         self.url = url
         self.engine = make_engine(url)
         self.sessions = sessionmaker(self.engine, expire_on_commit=False)
+        _forget_pool_when_forked(self.engine)
 
     @contextmanager
     def unit_of_work(self, *, write: bool = False) -> Iterator[Session]:

@@ -27,11 +27,16 @@ class TokenInvalid(Exception):
     """The bearer token is missing, malformed, expired, or not ours."""
 
 
-def create_signing_key(path: Path) -> RSAKey:
-    """Create a new RSA private key at `path` (mode 600) and return it."""
-    key = RSAKey.generate_key(
+def generate_signing_key() -> RSAKey:
+    """A new RSA private key (2048 bits) with its own `kid`."""
+    return RSAKey.generate_key(
         2048, parameters={"kid": uuid.uuid4().hex, "use": "sig", "alg": ALGORITHM}, private=True
     )
+
+
+def create_signing_key(path: Path) -> RSAKey:
+    """Create a new RSA private key at `path` (mode 600) and return it."""
+    key = generate_signing_key()
     path.parent.mkdir(parents=True, exist_ok=True)
     descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(descriptor, "w") as handle:

@@ -5,10 +5,16 @@ by werkzeug in background threads on loopback, port 0:
 - "embedded": one server hosts the UI, /v1 and /auth; the UI reaches the API in-process;
 - "split": the API and sign-in on 127.0.0.1:A, the UI on localhost:U with SHIFTDESK_API_URL set,
   so the UI can only speak to the API over HTTP (different hosts also keep their cookies apart).
+- "scaled": scale mode as `make run-scaled` starts it: the `Procfile`'s two UI and two API
+  gunicorn processes and report worker under honcho, on a PostgreSQL database made (and
+  dropped) for the run and Redis database SCALED_REDIS_DB, once per test session.
 Every journey runs embedded; the split mode runs only the journeys marked `split_mode` (one or
 two per kind of user, a report download among them), which prove the UI speaks to the API over
 HTTP alone. `SHIFTDESK_BROWSER_MODES=all` (`make test-all-modes`) runs every journey in both.
-A third, `demo_site`, serves the demo organisation (`shiftdesk init --demo`) as people first
+The scaled mode runs only the journeys marked `scaled_mode` (one per kind of staff and the
+payroll download, run by the worker and fetched through the UI and API processes), all on one
+test worker (one set of processes).
+Another site, `demo_site`, serves the demo organisation (`shiftdesk init --demo`) as people first
 see it, for the crawler of every page. The servers run the real app as it ships: no test-only
 pages, so a link to a page that does not exist is a 404 here as it is for users.
 Chromium is Debian's (/usr/bin/chromium) when present. Every page a test reaches goes through
@@ -184,17 +190,34 @@ def _seed(url: str) -> None:
     database.dispose()
 
 
+def _mode(item: pytest.Item) -> str | None:
+    callspec = getattr(item, "callspec", None)
+    return None if callspec is None else callspec.params.get("site")
+
+
+@pytest.hookimpl(trylast=True)  # after pytest-xdist's, which names each item's group
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Leave out the split-mode runs of journeys not marked `split_mode`, unless
     `SHIFTDESK_BROWSER_MODES=all`: the split mode differs from the embedded one only in how the
-    UI reaches the API, which the marked journeys prove for each kind of user."""
-    if os.environ.get("SHIFTDESK_BROWSER_MODES") == "all":
-        return
+    UI reaches the API, which the marked journeys prove for each kind of user. Leave out the
+    scaled-mode runs of journeys not marked `scaled_mode`, always (it starts real processes),
+    and the other modes' runs of tests marked `scaled_mode(only=True)`.
+
+    The scaled runs all go to one test worker: `--dist loadgroup` sends each group (the node id's
+    suffix after "@", which pytest-xdist adds from the `xdist_group` marks) to one worker, so
+    they are put in the group `browser-scaled` whatever their module's group.
+    """
+    every = os.environ.get("SHIFTDESK_BROWSER_MODES") == "all"
     kept, left_out = [], []
     for item in items:
-        callspec = getattr(item, "callspec", None)
-        split = callspec is not None and callspec.params.get("site") == "split"
-        (left_out if split and item.get_closest_marker("split_mode") is None else kept).append(item)
+        mode = _mode(item)
+        scaled = item.get_closest_marker("scaled_mode")
+        out = ((mode == "split" and not every and item.get_closest_marker("split_mode") is None)
+               or (mode == "scaled" and scaled is None)
+               or (mode != "scaled" and scaled is not None and scaled.kwargs.get("only")))
+        (left_out if out else kept).append(item)
+        if mode == "scaled" and "@" in item.nodeid:
+            item._nodeid = item.nodeid.rsplit("@", 1)[0] + "@browser-scaled"
     if left_out:
         config.hook.pytest_deselected(items=left_out)
         items[:] = kept
@@ -213,13 +236,17 @@ def _settings(db: Path, key: Path, sessions: Path, issuer: str, **extra: Any) ->
                     **{"rate_limits": False, **extra})  # journeys sign in faster than people
 
 
-@pytest.fixture(scope="session", params=["embedded", "split"])
+@pytest.fixture(scope="session", params=["embedded", "split", "scaled"])
 def site(request: pytest.FixtureRequest, browser: Any, seeded_db: Path, signing_key_path: Path,
          tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
-    """Shiftdesk served for the browser, in one of the two modes. The browser comes first:
+    """Shiftdesk served for the browser, in one of the three modes. The browser comes first:
     without Chromium the test skips before anything is seeded or served."""
     mode = request.param
     folder = tmp_path_factory.mktemp(f"site-{mode}")
+    if mode == "scaled":
+        with scaled_site(folder) as scaled:
+            yield scaled
+        return
     db = folder / "shiftdesk.db"
     shutil.copyfile(seeded_db, db)
     if mode == "embedded":
@@ -243,6 +270,129 @@ def site(request: pytest.FixtureRequest, browser: Any, seeded_db: Path, signing_
         server.stop()
     for app in {built.ui, built.api}:
         app.extensions["shiftdesk"].db.dispose()
+
+
+SCALED_REDIS_DB = 13
+"""The Redis database of the scaled site (`make run-scaled` uses 0): its sessions and queue."""
+SCALED_START_TIMEOUT = 120.0
+
+
+@dataclass
+class ScaledSite(Site):
+    """The scaled site, with the addresses of each of its processes."""
+
+    ui_urls: tuple[str, str] = ("", "")
+    api_urls: tuple[str, str] = ("", "")
+    log: Path | None = None
+
+
+def _scaled_services() -> str | None:
+    """Why the scaled site cannot run here (PostgreSQL or Redis unreachable), or None."""
+    import redis
+
+    from tests.conftest import PG_AVAILABLE
+
+    if not PG_AVAILABLE:
+        return "PostgreSQL is not reachable"
+    try:
+        redis.Redis(socket_connect_timeout=2).ping()
+    except redis.RedisError as exc:
+        return f"Redis is not reachable at 127.0.0.1:6379 ({exc})"
+    return None
+
+
+def _answers(url: str) -> bool:
+    import httpx
+
+    try:
+        return httpx.get(f"{url}/readyz", timeout=2).status_code == 200
+    except httpx.HTTPError:
+        return False
+
+
+@contextmanager
+def scaled_site(folder: Path) -> Iterator[ScaledSite]:
+    """Start the `Procfile` under honcho on a new PostgreSQL database seeded as the other sites
+    (its signing key in the database), wait until every process is ready, stop them after."""
+    import signal
+    import subprocess
+    import sys
+
+    from app.api.signing_keys import signing_key
+    from deploy.run_scaled import PROCFILE, process_environment
+    from tests.conftest import WORKER, _pg_execute, _pg_url
+
+    reason = _scaled_services()
+    if reason is not None:
+        if os.environ.get("CI"):
+            pytest.fail(f"the scaled site needs its services: {reason}", pytrace=False)
+        pytest.skip(f"the scaled site needs its services: {reason}")
+    name = f"shiftdesk_browser_scaled_{WORKER}_{os.getpid()}"
+    _pg_execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    _pg_execute(f'CREATE DATABASE "{name}"')
+    url = _pg_url(name)
+    redis_url = f"redis://127.0.0.1:6379/{SCALED_REDIS_DB}"
+    ui_port, ui1, ui2, api_port, api1, api2 = (_free_port() for _ in range(6))
+    api_url = f"http://127.0.0.1:{api_port}"
+    settings = Settings(database_url=url, redis_url=redis_url, api_url=api_url,
+                        signing_key_store="database", secret_key="browser-test",
+                        timezone="America/New_York", issuer=f"{api_url}/auth", rate_limits=False)
+    upgrade(url)  # what the processes need to start; the people come while they start
+    database = Database(url)
+    signing_key(settings, database, create=True)
+    database.dispose()
+    base = {k: v for k, v in os.environ.items() if not k.startswith("SHIFTDESK_")}
+    base.update(SHIFTDESK_DATABASE_URL=url, SHIFTDESK_REDIS_URL=redis_url,
+                SHIFTDESK_SECRET_KEY=settings.secret_key, SHIFTDESK_TIMEZONE=settings.timezone,
+                SHIFTDESK_RATE_LIMITS="false", SHIFTDESK_LOG_FORMAT="text",
+                SHIFTDESK_LOG_LEVEL="WARNING", WEB_CONCURRENCY="1", GUNICORN_THREADS="8")
+    env = process_environment(base, host="127.0.0.1", ui_port=ui_port, api_port=api_port,
+                              ui_ports=(ui1, ui2), api_ports=(api1, api2),
+                              metrics=folder / "metrics")
+    log = folder / "honcho.log"
+    honcho = str(Path(sys.executable).parent / "honcho")
+    with log.open("wb") as output:
+        processes = subprocess.Popen(
+            [honcho, "--no-colour", "--procfile", str(PROCFILE), "--app-root",
+             str(PROCFILE.parent), "start"],
+            env=env, stdout=output, stderr=subprocess.STDOUT, start_new_session=True)
+    app: Flask | None = None
+    try:
+        _seed(url)
+        app = create_app(settings)  # this test process's view: the database and the sessions
+        built = ScaledSite(
+            "scaled", f"http://localhost:{ui_port}", ui=app, api=app, api_server_url=api_url,
+            ui_urls=(f"http://localhost:{ui1}", f"http://localhost:{ui2}"),
+            api_urls=(f"http://127.0.0.1:{api1}", f"http://127.0.0.1:{api2}"), log=log)
+        every = [f"http://127.0.0.1:{port}" for port in (ui_port, ui1, ui2, api_port, api1, api2)]
+        deadline = time.monotonic() + SCALED_START_TIMEOUT
+        waiting = list(every)
+        while waiting:
+            if processes.poll() is not None or time.monotonic() > deadline:
+                pytest.fail(f"scale mode did not start: {', '.join(waiting)} not ready\n"
+                            f"{log.read_text()[-4000:]}", pytrace=False)
+            waiting = [address for address in waiting if not _answers(address)]
+            time.sleep(0.25)
+        yield built
+    finally:
+        if processes.poll() is None:
+            processes.send_signal(signal.SIGTERM)  # honcho stops every process it started
+            try:
+                processes.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                os.killpg(processes.pid, signal.SIGKILL)
+                processes.wait(timeout=10)
+        if app is not None:
+            app.extensions["shiftdesk"].db.dispose()
+        _pg_execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
 
 
 @pytest.fixture(scope="session")
@@ -348,6 +498,10 @@ class Browse:
         if not self.javascript:
             # axe-core needs page timers, which a context without JavaScript stops; the server
             # cannot tell the two apart, so the journeys with JavaScript audit the same markup.
+            return
+        if self.site.mode == "scaled":
+            # The same templates render the same markup in every mode; the embedded runs of
+            # these journeys audit it, and the scaled ones keep to what differs: the processes.
             return
         seen = (self.site.mode, self.page.evaluate(_PAGE_IDENTITY))
         if seen in _AUDITED:

@@ -32,10 +32,11 @@ def _queue_for(tab, key: str) -> None:
 
 
 @pytest.mark.split_mode
+@pytest.mark.scaled_mode
 @pytest.mark.parametrize("strategy", ["delete", "calloutWithOpen", "keep"])
 def test_approve_with_a_conflict_strategy(site, tab, arrange, artifacts, strategy):
-    if site.mode == "split" and strategy != "calloutWithOpen":
-        pytest.skip("one strategy is enough to prove the split mode")
+    if site.mode != "embedded" and strategy != "calloutWithOpen":
+        pytest.skip("one strategy is enough to prove the split and scaled modes")
     start = day(strategy)
     request_id = arrange(lambda s: add_request(s, start=start, note=f"Trip {strategy}"))
     shift_start = start + timedelta(hours=12)

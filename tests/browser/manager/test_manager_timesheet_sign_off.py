@@ -37,10 +37,12 @@ def _worked_minutes(page) -> str:
 
 
 @pytest.mark.split_mode
+@pytest.mark.scaled_mode
 @pytest.mark.parametrize("way", list(PERIODS))
 def test_sign_off_and_export_the_period(site, tab, phones, arrange, way, tmp_path: Path):
-    if site.mode == "split" and way != "desktop-js":
-        pytest.skip("the split mode (the UI reaching the API over HTTP, the file too) once")
+    if site.mode != "embedded" and way != "desktop-js":
+        pytest.skip("the split and scaled modes (the UI reaching the API over HTTP, the file "
+                    "too; scaled: the file made by the report worker) once")
     javascript = way == "desktop-js"
     browse = tab if way == "desktop-js" else phones(javascript=False)
     page = browse.page

@@ -56,6 +56,7 @@ def _a_whole_shift(tab) -> None:
 
 
 @pytest.mark.split_mode
+@pytest.mark.scaled_mode
 def test_provider_clocks_a_whole_shift(tab):
     shift(tab.site, "provider@example.com", start=now() - hours(0.02))
     tab.sign_in("provider@example.com", start="/clock")

@@ -29,6 +29,7 @@ def search_for(tab, setup, first: date, last: date | None = None) -> None:
 
 
 @pytest.mark.split_mode
+@pytest.mark.scaled_mode
 def test_search_book_find_reschedule_cancel(site, tab, arrange, artifacts):
     key = f"journey{site.mode}"
     setup = arrange(key, date(2027, 2, 2 if site.mode == "embedded" else 3))

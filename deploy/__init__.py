@@ -1,0 +1,1 @@
+"""Running Shiftdesk beyond one process on this machine: scale mode (`make run-scaled`)."""
