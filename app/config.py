@@ -6,6 +6,7 @@ This is the only module that reads `os.environ`; everything else receives a `Set
 from __future__ import annotations
 
 import os
+from functools import cached_property
 from pathlib import Path
 from typing import Literal, get_origin
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -99,9 +100,9 @@ class Settings(BaseModel):
             raise ValueError(f"unknown time zone {value!r}") from exc
         return value
 
-    @property
+    @cached_property
     def zone(self) -> ZoneInfo:
-        """The site's time zone."""
+        """The site's time zone (asked for hundreds of times a page)."""
         return ZoneInfo(self.timezone)
 
     @classmethod

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
+from functools import lru_cache
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -52,7 +53,15 @@ def _repeated(local: datetime) -> bool:
 
 def format_time(value: datetime | str, zone: ZoneInfo) -> str:
     """`7:05 AM` on the site's clock; `1:30 AM EST` in the hour that happens twice."""
-    local = to_local(value, zone)
+    return _clock_time(parse_timestamp(value).astimezone(UTC), zone)
+
+
+@lru_cache(maxsize=4096)
+def _clock_time(instant: datetime, zone: ZoneInfo) -> str:
+    """`format_time` of a UTC instant, remembered: a schedule page writes each shift's times
+    several times over. (Keyed by the UTC instant: two local times an hour apart in the hour the
+    clocks fall back compare and hash alike.)"""
+    local = instant.astimezone(zone)
     shown = f"{local.hour % 12 or 12}:{local.minute:02d} {'AM' if local.hour < 12 else 'PM'}"
     return f"{shown} {local.tzname()}" if _repeated(local) else shown
 

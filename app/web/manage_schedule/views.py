@@ -42,7 +42,7 @@ from urllib.parse import urlencode
 
 from flask import Blueprint, Response, abort, current_app, flash, request, url_for
 from itsdangerous import BadSignature, URLSafeSerializer
-from markupsafe import Markup
+from markupsafe import Markup, escape
 from wtforms import BooleanField, Field, FieldList, FormField, SelectMultipleField, SubmitField
 
 from app.client import ApiClient, ApiProblem, NotFound, VersionConflict
@@ -311,6 +311,26 @@ class Week:
                 who=self.person(shift.provider),
                 day=format_date(shift.start_date, zone(), site_today(zone())))
         return found
+
+    def chip_html(self, shift: ShiftRead) -> Markup:
+        """The week grid's chip of `shift`: a link to its editor (built here, not in a macro: a
+        week's grid holds dozens of chips and they were a quarter of the page's template time).
+        """
+        c = self.chip(shift)
+        url = escape(f"{self.edit_url(shift, 'week')}#shift-{shift.id}")
+        classes = "mgr-chip" + (f" role-{c.role_id}" if c.role_id else "") + \
+            (" mgr-callout" if shift.is_callout else "") + \
+            ("" if shift.provider else " mgr-open") + \
+            (" sched-chip-editing" if self.editing and self.editing.id == shift.id else "")
+        flags = (f' <span class="mgr-chip-role">{escape(c.role_name)}</span>' if c.role_name
+                 else "") + (' <span class="mgr-chip-flag">Callout</span>' if shift.is_callout
+                             else "") + \
+            ("" if shift.provider else ' <span class="mgr-chip-flag">Open</span>')
+        return Markup(
+            f'<a id="shift-{shift.id}" data-record class="{escape(classes)}" href="{url}" '
+            f'hx-get="{url}" hx-target="#schedule"><span class="mgr-chip-time">{c.times}</span>'
+            f'{flags} <span class="visually-hidden">, {escape(c.who)}, {escape(c.day)}. Edit'
+            "</span></a>")
 
     def person(self, provider_id: uuid.UUID | str | None) -> str:
         """A provider's name ("Open shift" for none)."""
