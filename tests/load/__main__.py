@@ -230,8 +230,12 @@ def scaled(workdir: Path) -> Iterator[tuple[Target, Path]]:
     try:
         accounts = _prepare(env, workdir)
         log = (workdir / "server-scaled.log").open("wb")
-        # The venv this runner runs in: make must not build another one in the checkout.
-        process = subprocess.Popen(["make", "run-scaled", f"PORT={port}", f"VENV={sys.prefix}"],
+        # The venv this runner runs in, taken as installed (`-o`): make must neither build
+        # another one in the checkout nor reinstall this one.
+        venv = sys.prefix
+        process = subprocess.Popen(["make", "-o", f"{venv}/.installed", "-o",
+                                    f"{venv}/.installed-dev", "run-scaled", f"PORT={port}",
+                                    f"VENV={venv}"],
                                    env=env, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
                                    start_new_session=True)
         target = Target("scaled", f"http://127.0.0.1:{port}", env, process, database=name)
