@@ -97,17 +97,45 @@ class StaffUser(HttpUser):
 
     def sign_in(self) -> None:
         """GET / (redirected to the sign-in form), post the form, follow back to the app."""
-        page = self.client.get("/", name="UI sign-in form")
-        found = CSRF.search(page.text)
-        action = FORM_ACTION.search(page.text)
-        if found is None or action is None:
-            return
+        with self.client.get("/", name="UI sign-in form", catch_response=True) as page:
+            found = CSRF.search(page.text)
+            action = FORM_ACTION.search(page.text)
+            if found is None or action is None:
+                page.failure(f"no sign-in form (HTTP {page.status_code})")
+                return
         with self.client.post(urljoin(page.url, html.unescape(action.group(1))),
                               data={"csrf_token": found.group(1), "email": self.email,
                                     "password": ACCOUNTS["password"]},
                               name="UI sign-in post", catch_response=True) as answer:
             if "/auth/" in answer.url:  # still on the form: not signed in
                 answer.failure(f"not signed in as {self.email} (HTTP {answer.status_code})")
+
+    def page(self, path: str, name: str, **options: Any) -> str:
+        """GET a UI page; a page that sends the person to sign in again is a failure (the
+        session was lost), and they sign in again."""
+        with self.client.get(path, name=name, catch_response=True, **options) as answer:
+            if "/auth/" in answer.url:
+                answer.failure(f"signed out: {path} went to the sign-in form")
+                lost = True
+            else:
+                lost = False
+            text = answer.text
+        if lost:
+            self.sign_in()
+        return text
+
+    def post(self, path: str, name: str, *, meanwhile: str | None = None,
+             **options: Any) -> str:
+        """POST a form as the UI's page does; a 409 is the app's answer to a record changed
+        by someone else a moment before, counted apart under `meanwhile` when given, and an
+        answer that sends the person to sign in again is a failure."""
+        with self.client.post(path, name=name, catch_response=True, **options) as answer:
+            if "/auth/" in answer.url:
+                answer.failure(f"signed out: {path} went to the sign-in form")
+            elif answer.status_code == 409 and meanwhile:
+                answer.success()
+                answer.request_meta["name"] += f" ({meanwhile})"
+            return answer.text
 
     def csrf(self, page: str) -> str:
         found = CSRF.search(page)
@@ -125,7 +153,7 @@ class Provider(StaffUser):
 
     @task
     def shift(self) -> None:
-        page = self.client.get("/clock", name="UI GET /clock").text
+        page = self.page("/clock", "UI GET /clock")
         csrf = self.csrf(page)
         for _ in range(4):
             allowed = BUTTONS.findall(page)
@@ -138,17 +166,16 @@ class Provider(StaffUser):
             if action == "clock_out":
                 break
             self.wait()
-        self.client.get(random.choice(["/timecard", "/shifts/mine"]), name="UI GET provider page")
+        self.page(random.choice(["/timecard", "/shifts/mine"]), "UI GET provider page")
 
     def punch(self, csrf: str, action: str) -> str:
         data = {"csrf_token": csrf, "action": action, "back": "clock", "provider_note": ""}
-        answer = self.client.post("/clock/punches", data=data, headers=HTMX,
-                                  name=f"UI POST /clock/punches {action}")
-        if 'name="confirm" value="yes"' in answer.text:
-            answer = self.client.post("/clock/punches", data={**data, "confirm": "yes"},
-                                      headers=HTMX, name=f"UI POST /clock/punches {action} "
-                                      "confirmed")
-        return answer.text
+        answer = self.post("/clock/punches", f"UI POST /clock/punches {action}", data=data,
+                           headers=HTMX)
+        if 'name="confirm" value="yes"' in answer:
+            answer = self.post("/clock/punches", f"UI POST /clock/punches {action} confirmed",
+                               data={**data, "confirm": "yes"}, headers=HTMX)
+        return answer
 
 
 class Manager(StaffUser):
@@ -162,31 +189,27 @@ class Manager(StaffUser):
 
     @task
     def decide(self) -> None:
-        queue = self.client.get("/manage/time-off", name="UI GET /manage/time-off").text
+        queue = self.page("/manage/time-off", "UI GET /manage/time-off")
         pending = REQUEST_LINK.findall(queue)
         if not pending:
             select = queue[queue.find('id="team"'):]
             self.ask_for_time_off(TEAM_OPTIONS.findall(select[:select.find("</select>")]))
-            queue = self.client.get("/manage/time-off", name="UI GET /manage/time-off").text
+            queue = self.page("/manage/time-off", "UI GET /manage/time-off")
             pending = REQUEST_LINK.findall(queue)
             if not pending:
                 return
         self.wait()
         request_id = random.choice(pending)
-        page = self.client.get(f"/manage/time-off/{request_id}",
-                               name="UI GET /manage/time-off/<id>").text
+        page = self.page(f"/manage/time-off/{request_id}", "UI GET /manage/time-off/<id>")
         form = _hidden(page, f"approve-{request_id}")
         if "seen_status" not in form:
             return  # decided meanwhile: the page says so, and there is nothing to approve
         strategies = re.findall(r'name="conflict_resolution"[^>]*value="([^"]+)"', page)
         form["conflict_resolution"] = random.choice(strategies or ["keep"])
         self.wait()
-        with self.client.post(f"/manage/time-off/{request_id}/approve", data=form,
-                              headers=HTMX, name="UI POST /manage/time-off/<id>/approve",
-                              catch_response=True) as answer:
-            if answer.status_code == 409:
-                answer.success()
-                answer.request_meta["name"] += " (decided meanwhile)"
+        self.post(f"/manage/time-off/{request_id}/approve",
+                  "UI POST /manage/time-off/<id>/approve", meanwhile="decided meanwhile",
+                  data=form, headers=HTMX)
 
     def ask_for_time_off(self, teams: list[str]) -> None:
         """A pending request for someone on one of the manager's teams, via the API."""
@@ -217,16 +240,15 @@ class Scheduler(StaffUser):
 
     @task
     def book(self) -> None:
-        self.client.get("/slots", name="UI GET /slots")
+        self.page("/slots", "UI GET /slots")
         self.wait()
         kind = random.choice(ACCOUNTS["appointmentTypes"])
-        found = self.client.get("/slots", params={"type": kind, "range": "week"},
-                                headers=HTMX, name="UI GET /slots search").text
+        found = self.page("/slots", "UI GET /slots search", headers=HTMX,
+                          params={"type": kind, "range": "week"})
         links = BOOK_LINK.findall(found)
         if not links:
             return
-        page = self.client.get(html.unescape(random.choice(links)),
-                               name="UI GET /slots/book").text
+        page = self.page(html.unescape(random.choice(links)), "UI GET /slots/book")
         block = page[page.find('action="/slots/book"'):]
         form = {name: html.unescape(value) for name, value in re.findall(
             r'<input[^>]*name="([^"]+)"[^>]*type="hidden"[^>]*value="([^"]*)"',
@@ -235,11 +257,7 @@ class Scheduler(StaffUser):
         form["member_id"] = f"M{random.randint(100000, 999999)}"
         form["location"] = "Clinic room 2"
         self.wait()
-        with self.client.post("/slots/book", data=form, name="UI POST /slots/book",
-                              catch_response=True) as answer:
-            if answer.status_code == 409:
-                answer.success()
-                answer.request_meta["name"] += " (taken meanwhile)"
+        self.post("/slots/book", "UI POST /slots/book", meanwhile="taken meanwhile", data=form)
 
 
 class ApiReader(HttpUser):
