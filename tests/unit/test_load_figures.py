@@ -28,11 +28,18 @@ def _size(slot: float, timesheet_ms: float, ratio: float, coverage: float) -> di
 def test_bench_table_says_which_targets_hold() -> None:
     lines = table({500: _size(10, 200, .7, 20), 2000: _size(15, 250, .65, 20),
                    8000: _size(30, 260, .6, 21)})
-    assert len(lines) == 2 + 3 + 2
-    assert lines[-2].startswith("targets at 2000")
-    assert ": met" in lines[-2]
+    assert len(lines) == 2 + 3 + 3
+    assert lines[-3].startswith("targets at 2000")
+    assert ": met" in lines[-3]
+    assert lines[-2].startswith("per-team growth")
+    assert lines[-2].endswith(": met")
     assert "slot search p50 x2.00" in lines[-1]
-    assert lines[-1].endswith("MISSED")
+
+
+def test_bench_table_misses_a_per_team_figure_that_grows() -> None:
+    lines = table({2000: _size(15, 250, .65, 20), 8000: _size(15, 400, .65, 20)})
+    assert "timesheet x1.60" in lines[-2]
+    assert lines[-2].endswith("MISSED")
 
 
 def test_bench_table_names_each_missed_target() -> None:
