@@ -7,7 +7,8 @@ PORT   ?= 8000
 HTMX_VERSION := 2.0.11
 PICO_VERSION := 2.1.1
 
-.PHONY: run run-scaled test test-all-modes lint bench fuzz clean install install-dev install-scale vendor
+.PHONY: run run-scaled test test-all-modes lint bench bench-scale load soak fuzz clean install \
+	install-dev install-scale install-load vendor
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -23,9 +24,14 @@ $(VENV)/.installed-scale: $(VENV)/.installed pyproject.toml
 	$(BIN)/pip install --quiet -e '.[scale]'
 	touch $@
 
+$(VENV)/.installed-load: $(VENV)/.installed-dev pyproject.toml
+	$(BIN)/pip install --quiet -e '.[dev,load]'
+	touch $@
+
 install: $(VENV)/.installed
 install-scale: $(VENV)/.installed-scale
 install-dev: $(VENV)/.installed-dev
+install-load: $(VENV)/.installed-load
 
 run: install
 	SHIFTDESK_DEMO=1 $(BIN)/shiftdesk init --demo
@@ -46,6 +52,19 @@ test: lint
 bench: install-dev
 	$(BIN)/python -m tests.bench
 	$(BIN)/python -m tests.bench.pages
+
+# Locust: the three staff journeys and API reads, embedded and scale mode at 25, 50 and 100
+# users, one line each (LOAD_MODES, LOAD_USERS, LOAD_SECONDS; tests/load/__main__.py).
+load: install-load
+	$(BIN)/python -m tests.load load
+
+# 30 minutes (SOAK_MINUTES) of mixed load against scale mode: memory, connections, errors.
+soak: install-load
+	$(BIN)/python -m tests.load soak
+
+# Organisations of 500, 2,000 and 8,000 providers on PostgreSQL: one table of per-size figures.
+bench-scale: install-dev
+	$(BIN)/python -m tests.bench.scale
 
 fuzz: install-dev
 	SHIFTDESK_FUZZ_EXAMPLES=2000 $(BIN)/pytest tests/api/test_schemathesis.py -p no:xdist

@@ -6,8 +6,12 @@ token (or address without one). Everything else — reads, pages, health checks,
 never counted. Counters live in Redis when `redis_url` is set (shared by every worker), in
 memory otherwise; with Redis unreachable, limits fall back to this process's memory and never
 refuse or crash a request for it. A refused `/v1` write answers 429 `rate-limited` with
-`Retry-After`; the sign-in pages answer their own way (`app.idp.views`). The existing sign-in
-lockout (`login_max_failures`) is separate and unchanged. Must not import the web UI.
+`Retry-After`; the sign-in pages answer their own way (`app.idp.views`). Token requests count
+only when refused (a bad code, secret or refresh token): every UI sign-in and refresh reaches
+the token endpoint as the UI's one client from the UI host's address, so counting the granted
+ones would cap a whole hospital's sign-ins at the token limit, while guessing is still held
+back. The existing sign-in lockout (`login_max_failures`) is separate and unchanged. Must not
+import the web UI.
 """
 
 from __future__ import annotations
@@ -67,6 +71,11 @@ def request_key() -> str:
     return f"{kind}:token:{_digest(bearer)}" if bearer else f"{kind}:{address}"
 
 
+def counts(response: Response) -> bool:
+    """Whether this answered request adds to its counter: all but a granted token request."""
+    return request_kind() != "token" or response.status_code >= 400
+
+
 def retry_after() -> int:
     """Seconds until the breached limit lets this client in again (at least 1)."""
     return int(g.get("rate_limit_retry_after", 1))
@@ -99,6 +108,7 @@ def install(app: Flask, settings: Settings) -> Limiter | None:
         key_func=request_key,
         app=app,
         application_limits=[lambda: limits[request_kind() or "write"]],
+        application_limits_deduct_when=counts,
         storage_uri=settings.redis_url or "memory://",
         storage_options=options,
         strategy="moving-window",

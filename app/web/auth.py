@@ -77,17 +77,25 @@ class Oidc:
     def authorize_access_token(self) -> dict[str, Any]:
         """Exchange the callback's code for tokens and check the ID token."""
         try:
-            return dict(self.client.authorize_access_token())
+            return _granted(dict(self.client.authorize_access_token()))
         except (httpx.HTTPError, ValueError) as exc:
             raise SignInUnavailable(f"the sign-in provider did not answer: {exc}") from exc
 
     def refresh(self, refresh_token: str) -> dict[str, Any]:
         """New tokens for a refresh token (the provider rotates it)."""
         try:
-            return dict(self.client.fetch_access_token(grant_type="refresh_token",
-                                                       refresh_token=refresh_token))
+            return _granted(dict(self.client.fetch_access_token(grant_type="refresh_token",
+                                                                refresh_token=refresh_token)))
         except (httpx.HTTPError, ValueError) as exc:
             raise SignInUnavailable(f"the sign-in provider did not answer: {exc}") from exc
+
+
+def _granted(token: dict[str, Any]) -> dict[str, Any]:
+    """A token response that grants tokens; an answer without them (a 429 problem from a busy
+    provider) is the provider being unavailable, not a crash of the page that asked."""
+    if not token.get("access_token"):
+        raise ValueError(f"no access token in the answer ({token.get('status', 'no status')})")
+    return token
 
 
 def build_oidc(app: Flask, settings: Settings) -> Oidc:

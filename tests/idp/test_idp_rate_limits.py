@@ -60,10 +60,24 @@ def test_token_endpoint_past_the_limit_is_a_429_problem(make_idp: Callable[..., 
     idp = make_idp(rate_limits=True, rate_limit_token="2/minute")
     first = idp.exchange(idp.code())
     assert first.status_code == 200, first.get_json()
-    assert idp.refresh("not-a-token").status_code == 400
+    for _ in range(2):
+        assert idp.refresh("not-a-token").status_code == 400
     refused = idp.refresh("not-a-token")
     assert refused.status_code == 429
     assert refused.mimetype == "application/problem+json"
     body = refused.get_json()
     assert body["type"].endswith("#rate-limited")
     assert refused.headers["Retry-After"] == str(body["retryAfter"])
+
+
+def test_granted_token_requests_are_not_counted(make_idp: Callable[..., Idp]) -> None:
+    """Every UI sign-in and refresh reaches the token endpoint as the UI's one client from one
+    address: granted requests past the limit still succeed; only refused ones count."""
+    idp = make_idp(rate_limits=True, rate_limit_token="2/minute")
+    granted = idp.exchange(idp.code())
+    for _ in range(4):
+        assert granted.status_code == 200, granted.get_json()
+        granted = idp.refresh(granted.get_json()["refresh_token"])
+    assert idp.refresh("not-a-token").status_code == 400
+    assert idp.refresh("not-a-token").status_code == 400
+    assert idp.refresh("not-a-token").status_code == 429

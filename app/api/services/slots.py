@@ -259,6 +259,19 @@ def _parameters(kind: AppointmentType, window: Interval[datetime],
     return values
 
 
+def _candidates(shape: _Shape) -> Any:
+    """For a type limited to some roles (and not to named providers), the providers who may
+    get a slot: those with a candidate segment starting from the earliest one begun before the
+    window until its end (a superset of the eligible); else None. The per-provider facts and
+    the appointments of the stream are read for them alone: without it both read the whole
+    organisation, and the search would grow with it rather than with the roles it serves."""
+    if not shape.role_limited or shape.provider_limited:
+        return None
+    return (_segments(_segment_filters(shape))
+            .where(ShiftSegment.start_date >= _param("segments_since", UtcDateTime()),
+                   ShiftSegment.start_date < _WINDOW_END))
+
+
 # Both statements are built once per shape and kept: building one and deriving its cache key
 # cost several milliseconds, more than running it. Only the SQL is kept, never a result.
 @lru_cache(maxsize=64)
@@ -322,24 +335,34 @@ def _facts_statement(shape: _Shape) -> Any:
         appointments_before = appointments_before.where(
             among(Appointment.provider_id, "providers"))
         time_off = time_off.where(among(TimeOffRequest.provider_id, "providers"))
+    # The per-provider facts (loads, time off, skills, regions) of the candidates only.
+    candidates = _candidates(shape)
+
+    def limited(part: Any, provider_id: Any) -> Any:
+        return part if candidates is None else part.where(provider_id.in_(candidates))
+
+    loads = limited(loads, Appointment.provider_id)
+    time_off = limited(time_off, TimeOffRequest.provider_id)
     parts: list[Any] = [loads, appointments_before, segments_before, time_off]
     if shape.skill_pairs:
-        parts.append(select(*row(
+        parts.append(limited(select(*row(
             "skill", ProviderSkill.provider_id, skill=ProviderSkill.skill_name,
             value=ProviderSkill.value,
         )).where(or_(*(and_(ProviderSkill.skill_name == _param(f"skill_{index}", text),
                             ProviderSkill.value == _param(f"value_{index}", text))
-                       for index in range(shape.skill_pairs)))))
+                       for index in range(shape.skill_pairs)))), ProviderSkill.provider_id))
     if shape.enrollments:
-        parts.append(select(*row(
+        parts.append(limited(select(*row(
             "skill", provider_enrollments.c.provider_id, skill=literal(rules.ENROLLMENT, text),
             value=Enrollment.name,
         )).select_from(provider_enrollments).join(
             Enrollment, Enrollment.id == provider_enrollments.c.enrollment_id
-        ).where(Enrollment.name.in_(_param("enrollments", text, expanding=True))))
+        ).where(Enrollment.name.in_(_param("enrollments", text, expanding=True))),
+            provider_enrollments.c.provider_id))
     if shape.regions:
-        parts.append(select(*row("regions", Provider.id, regions=Provider.licensed_regions))
-                     .where(Provider.status == "active"))
+        parts.append(limited(select(*row("regions", Provider.id,
+                                         regions=Provider.licensed_regions))
+                             .where(Provider.status == "active"), Provider.id))
     if shape.role_limited and not shape.provider_limited:
         # Providers with a candidate segment starting in the window: the allowed roles' ranges
         # of the role index, which holds every segment column the filters read; those begun
@@ -386,6 +409,9 @@ def _stream_statement(shape: _Shape) -> Any:
             *_inside(Appointment.start_date, since, until))
     if shape.provider_limited:
         appointments = appointments.where(among(Appointment.provider_id, "providers"))
+    candidates = _candidates(shape)
+    if candidates is not None:
+        appointments = appointments.where(Appointment.provider_id.in_(candidates))
     if not shape.in_spans:
         compound = union_all(segments, appointments)
         return compound.order_by(compound.selected_columns.start_date)

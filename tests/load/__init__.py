@@ -1,0 +1,1 @@
+"""Load and soak scenarios (`make load`, `make soak`): not collected by pytest."""
