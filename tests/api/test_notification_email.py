@@ -83,10 +83,11 @@ def mailing(fresh_api: Api, signing_key_path: Path, tmp_path: Path,
     built: list[Api] = []
 
     def build(**overrides: Any) -> Api:
-        settings = make_settings(fresh_api.settings.database_url, signing_key_path,
-                                 smtp_host="127.0.0.1", smtp_port=inbox[1], smtp_starttls=False,
-                                 smtp_from="Shiftdesk <rota@hospital.test>",
-                                 session_dir=tmp_path / f"s{len(built)}", **overrides)
+        values: dict[str, Any] = {
+            "smtp_host": "127.0.0.1", "smtp_port": inbox[1], "smtp_starttls": False,
+            "smtp_from": "Shiftdesk <rota@hospital.test>",
+            "session_dir": tmp_path / f"s{len(built)}", **overrides}
+        settings = make_settings(fresh_api.settings.database_url, signing_key_path, **values)
         api = Api(create_app(settings), fresh_api.world, fresh_api.backend)
         built.append(api)
         return api
