@@ -169,7 +169,7 @@ def test_open_shift_is_posted_to_those_whose_role_and_availability_fit(fresh_api
     shift = _create_shift(fresh_api, _shift_body(world, start))
     notice = _mine(fresh_api)[0]
     assert (notice["kind"], notice["recordId"]) == ("open-shift-posted", shift["id"])
-    assert "Registered Nurse shift" in notice["body"]
+    assert "(Registered Nurse); it fits your roles and availability." in notice["body"]
     with fresh_api.db.unit_of_work() as session:
         told = set(session.scalars(select(m.Notification.user_id).where(
             m.Notification.record_id == uuid.UUID(shift["id"]))))

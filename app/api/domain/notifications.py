@@ -111,10 +111,11 @@ def shift_deleted(when: str, who: str | None) -> Words:
 
 
 def open_shift_posted(when: str, roles: str) -> Words:
-    """An open shift that fits the person's roles and availability."""
-    what = f"{roles} shift" if roles else "open shift"
+    """An open shift that fits the person's roles and availability (`roles`: its roles' names)."""
+    what = f" ({roles})" if roles else ""
     return Words("Open shift you can pick up",
-                 f"An {what} on {when} is open; it fits your roles and availability.")
+                 f"There is an open shift on {when}{what}; it fits your roles and "
+                 "availability.")
 
 
 def swap_applied(when: str, who: str | None, offered: str | None) -> Words:
