@@ -268,3 +268,13 @@ def test_unread_count_is_one_statement(fresh_api, world):
         assert fresh_api.get(f"{NOTIFICATIONS}/count", user=PROVIDER,
                              query_string={"unread": "true"}).get_json() == {"count": 1}
     assert len([s for s in statements if "notifications" in s]) == 1
+
+
+def test_two_marks_of_one_version_at_once_exactly_one_wins(fresh_api, world):
+    [notice] = _notices(fresh_api, world, 1)
+    path = f"{NOTIFICATIONS}/{notice['id']}"
+    answers = fresh_api.race([("PATCH", path, PROVIDER, {"read": True, "version": 1}),
+                              ("PATCH", path, PROVIDER, {"read": True, "version": 1})])
+    statuses = sorted(a.status_code for a in answers)
+    assert statuses == [200, 409], [a.get_json() for a in answers]
+    assert fresh_api.get(path, user=PROVIDER).get_json()["version"] == 2
