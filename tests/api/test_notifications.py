@@ -175,6 +175,10 @@ def test_open_shift_is_posted_to_those_whose_role_and_availability_fit(fresh_api
             m.Notification.record_id == uuid.UUID(shift["id"]))))
     # ED nurses, except the one unavailable that day; not the physician, ICU or the dismissed.
     assert told == {world.provider, *ED_NURSES[1:]}
+    # Editing the still open shift posts it no second time.
+    edited = fresh_api.patch(f"/v1/shifts/{shift['id']}", user=MANAGER, json={"note": "Pod C"})
+    assert edited.status_code == 200, edited.get_json()
+    assert [n["kind"] for n in _mine(fresh_api)].count("open-shift-posted") == 1
 
 
 def test_a_refused_write_leaves_no_notice(fresh_api, world):

@@ -129,6 +129,8 @@ def shift_written(session: Session, *, before: ShiftFacts | None, after: ShiftFa
         return
     when = words.span(after.start, after.end, zone)
     old = before.provider_id if before is not None else None
+    if before is not None and old is None and after.provider_id is None:
+        return  # an open shift edited: posted when it opened, not at every edit
     if after.provider_id is not None and after.provider_id == old:
         assert before is not None
         if (before.start, before.end, before.plan) != (after.start, after.end, after.plan):
