@@ -126,7 +126,8 @@ def token(email: str, ttl: int | None) -> None:
 @main.command()
 @click.option("--burst", is_flag=True, help="Exit once the queue is empty.")
 def worker(burst: bool) -> None:
-    """Execute report runs from the Redis queue (needs SHIFTDESK_REDIS_URL)."""
+    """Execute report runs and notification emails from the Redis queue (needs
+    SHIFTDESK_REDIS_URL)."""
     from redis import Redis
     from rq import Queue, Worker
 
@@ -156,7 +157,8 @@ def worker(burst: bool) -> None:
         # A killed work horse fails its run; every WORKER_MAINTENANCE seconds the worker looks
         # for jobs that a dead worker abandoned, whose runs rq's failure callback then fails.
         Worker([queue], connection=connection, maintenance_interval=WORKER_MAINTENANCE,
-               work_horse_killed_handler=report_horse_killed).work(burst=burst)
+               work_horse_killed_handler=report_horse_killed,
+               ).work(burst=burst, with_scheduler=True)  # the scheduler runs emails' retries
     finally:
         database.dispose()
 

@@ -49,6 +49,16 @@ class Settings(BaseModel):
     max_batch_size: int = 1000
     report_url_ttl: int = Field(default=900, description="Seconds a report download link works")
     redis_url: str | None = None
+    smtp_host: str | None = Field(
+        default=None, description="SMTP server for notification emails; unset: no email (the "
+        "notifications stay in the app)")
+    smtp_port: int = Field(default=587, ge=1, le=65535)
+    smtp_from: str = Field(default="Shiftdesk <shiftdesk@localhost>",
+                           description="The From of notification emails")
+    smtp_user: str | None = Field(default=None, description="SMTP login, if the server wants one")
+    smtp_password: str | None = Field(default=None, repr=False)
+    smtp_starttls: bool = Field(default=True, description="Upgrade the SMTP connection with "
+                                "STARTTLS before logging in and sending")
     api_url: str | None = None
     oidc_issuer: str | None = Field(
         default=None, description="The UI's OpenID provider; default: the embedded one at `issuer`"

@@ -293,5 +293,10 @@ def build_world(session: Session) -> World:
     session.add(m.AvailabilityException(id=uid("availability-exception:doctor"),
                                         provider_id=world.doctor, start_date=date(2025, 12, 24),
                                         end_date=date(2025, 12, 26), note="Holidays"))
+    # A notification of the doctor's: an object for the API's generic checks to address.
+    session.add(m.Notification(id=uid("notification:doctor"), user_id=world.doctor,
+                               kind="shift-changed", title="Shift changed",
+                               body="Your shift was changed.", subject="Shift",
+                               record_id=uid("notification:doctor:shift")))
     session.flush()
     return world

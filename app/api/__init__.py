@@ -17,7 +17,7 @@ from joserfc.jwk import KeySet, RSAKey
 from werkzeug.exceptions import HTTPException
 
 from app.api.db import Database
-from app.api.jobs.queue import JobQueue, make_queue
+from app.api.jobs.queue import JobQueue, email_after_commit, make_queue
 from app.api.models import AppSetting
 from app.api.pagination import Paginator
 from app.api.problems import ProblemError, errors_base_url, problem_response
@@ -145,6 +145,8 @@ def init_app(app: Flask, settings: Settings) -> ApiState:
         signing_key=signing_key,
     )
     state.jobs = make_queue(settings, state.db)
+    if settings.smtp_host:  # notices become emails once their transaction commits
+        email_after_commit(state.db.sessions, state.jobs)
     app.extensions["shiftdesk"] = state
     if "api" not in app.blueprints:
         app.register_blueprint(bp)

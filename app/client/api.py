@@ -52,6 +52,7 @@ from app.contract import (
     work_rules,
 )
 from app.contract import availability as av
+from app.contract import notifications as nt
 from app.contract.common import ListQuery
 from app.contract.problems import Problem
 
@@ -703,6 +704,29 @@ class ApiClient:
                              ) -> av.AvailabilityWindows:
         """Per provider, the unavailable and preferred windows of up to 31 local days."""
         return self._call("GET", "/availability/windows", av.AvailabilityWindows, query=query)
+
+    # Notifications (extension) ------------------------------------------------------------------
+
+    def list_notifications(self, query: nt.NotificationListQuery | None = None,
+                           ) -> nt.NotificationPage:
+        """A page of the signed-in user's notifications, newest first."""
+        return self._call("GET", "/notifications", nt.NotificationPage, query=query)
+
+    def count_notifications(self, query: nt.NotificationFilter | None = None) -> int:
+        """How many of the signed-in user's notifications match (`unread=True`: the unread)."""
+        return self._call("GET", "/notifications/count", nt.NotificationCount,
+                          query=query).count
+
+    def update_notification(self, notification_id: uuid.UUID, body: nt.NotificationUpdate,
+                            ) -> nt.NotificationRead:
+        """Mark a notification read or unread (`VersionConflict` when outdated)."""
+        return self._call("PATCH", f"/notifications/{_id(notification_id)}",
+                          nt.NotificationRead, body=body)
+
+    def mark_all_notifications_read(self) -> int:
+        """Mark every unread notification of the signed-in user read; how many were."""
+        return self._call("POST", "/notifications/mark-all-read",
+                          nt.NotificationsMarked).marked
 
 
 __all__ = ["ApiClient", "ApiProblem", "ApiUnavailable", "build_http"]

@@ -54,3 +54,5 @@ class UserMe(UserRead):
     team_ids: list[Id] = Field(description="Teams the user manages plus the user's own team.")
     roles: list[str] = Field(description="Names of the RBAC roles the user holds.")
     permissions: list[PermissionRule] = Field(description="The user's effective permission rules.")
+    unread_notifications: int = Field(default=0, ge=0, description="How many of the user's "
+                                      "notifications are unread (the bell's count).")

@@ -32,6 +32,8 @@ from app.web.home.views import bp as home_bp
 from app.web.manage_schedule.views import bp as manage_schedule_bp
 from app.web.manage_time_off.views import bp as manage_time_off_bp
 from app.web.manage_timesheets.views import bp as manage_timesheets_bp
+from app.web.notifications.views import bp as notifications_bp
+from app.web.notifications.views import unread_count
 from app.web.pay_rules.views import bp as pay_rules_bp
 from app.web.people.views import bp as people_bp
 from app.web.permissions.views import bp as permissions_bp
@@ -59,6 +61,7 @@ AREAS: tuple[Blueprint, ...] = (
     people_bp,  # administrators (issue 19)
     permissions_bp,  # administrators (issue 19, beta)
     availability_bp,  # providers (issue 21)
+    notifications_bp,  # everyone signed in (issue 21)
 )
 
 
@@ -177,6 +180,7 @@ def init_app(app: Flask, settings: Settings | None = None) -> WebState:
         "nav_groups": _nav_groups,
         "signed_in": auth.signed_in,
         "user_name": _user_name,
+        "unread_notifications": unread_count,
         "read_only": errors.read_only,
     }
     app.jinja_env.globals.update(globals_)

@@ -29,6 +29,7 @@ STYLESHEETS = (
     "css/permissions.css",
     "css/people.css",
     "css/audit.css",
+    "css/notifications.css",
 )
 """The files of the bundle, in the order their rules cascade (later files win ties)."""
 

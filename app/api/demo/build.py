@@ -12,6 +12,7 @@ from app.api.demo.appointments import write_appointments
 from app.api.demo.availability import write_availability
 from app.api.demo.bulk import roomy_sqlite_cache
 from app.api.demo.forecasting import write_forecast
+from app.api.demo.notifications import write_notifications
 from app.api.demo.organisation import plan_organisation, write_organisation
 from app.api.demo.people import plan_people, write_people
 from app.api.demo.reports import write_report_runs
@@ -42,6 +43,7 @@ def build(demo: Demo) -> str:
         write_report_runs(demo)
         write_forecast(demo)
         write_availability(demo)
+        write_notifications(demo)
         return summary(demo)
 
 

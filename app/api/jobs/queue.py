@@ -1,10 +1,17 @@
-"""The job queue that executes report runs: embedded (a small in-process thread pool) or Redis (rq).
+"""The job queue that executes report runs and notification emails: embedded (a small in-process
+thread pool) or Redis (rq).
 
 `make_queue(settings, database)` chooses: rq when `settings.redis_url` is set, else the embedded
 pool, started lazily on the first job. Routes never enqueue directly; `enqueue_after_commit` hooks
 the request's session so a job starts only once the row it reads is committed (a job started
 earlier could miss it, and a rolled-back request must start nothing). `shiftdesk worker` runs rq
 workers for the Redis queue. Must not know about Flask requests.
+
+Notification emails (`email_after_commit`): the notices a transaction wrote are enqueued once it
+commits, one job each, when SMTP is configured; a failed send is retried after each of
+`app.api.jobs.email.RETRY_DELAYS` (rq's `Retry` on Redis, which needs the worker's scheduler; a
+timer on the embedded pool). A queue that cannot take the job loses only the email: the notice
+itself is committed and shows in the app.
 
 A run always ends. A queue that cannot take the job (Redis down) fails the run at once, with the
 reason. On Redis, a job whose work horse is killed fails its run through the worker's
@@ -30,6 +37,7 @@ from sqlalchemy.orm import Session
 
 from app.api.db import Database
 from app.api.jobs.context import JobContext
+from app.api.jobs.email import RETRY_DELAYS, send_notification_email
 from app.api.jobs.reports import execute_report_run, fail_run
 from app.config import Settings
 
@@ -63,6 +71,9 @@ class JobQueue(Protocol):
         """Execute the (committed) run with this id soon; a queue that cannot take it fails
         the run with the reason."""
 
+    def enqueue_notification_email(self, notification_id: uuid.UUID) -> None:
+        """Mail the (committed) notification soon, retrying failures with backoff."""
+
     def unavailable(self) -> str | None:
         """Why the queue cannot take jobs now, or None when it can."""
 
@@ -88,12 +99,34 @@ def enqueue_after_commit(session: Session, queue: JobQueue, run_id: uuid.UUID) -
     event.listen(session, "after_commit", _enqueue, once=True)
 
 
+def email_after_commit(sessions: Any, queue: JobQueue) -> None:
+    """Enqueue the notification emails of every transaction of `sessions` (a sessionmaker)
+    once it commits; a rolled-back transaction's notices are forgotten, never mailed."""
+    from app.api.services.notifications import PENDING_EMAILS
+
+    def _enqueue(session: Session) -> None:
+        for notification_id in session.info.pop(PENDING_EMAILS, ()):
+            try:
+                queue.enqueue_notification_email(notification_id)
+            except Exception:  # the notice is committed and shows in the app; only mail is lost
+                log.exception("could not enqueue the email of notification %s", notification_id)
+
+    def _forget(session: Session) -> None:
+        session.info.pop(PENDING_EMAILS, None)
+
+    event.listen(sessions, "after_commit", _enqueue)
+    event.listen(sessions, "after_rollback", _forget)
+
+
 class EmbeddedQueue:
     """Runs jobs on a thread pool inside this process, created on the first job."""
 
-    def __init__(self, context: JobContext, workers: int = EMBEDDED_WORKERS) -> None:
+    def __init__(self, context: JobContext, workers: int = EMBEDDED_WORKERS,
+                 retry_delays: tuple[float, ...] = RETRY_DELAYS) -> None:
         self.context = context
         self.workers = workers
+        self.retry_delays = retry_delays
+        self._timers: set[threading.Timer] = set()
         self._pool: ThreadPoolExecutor | None = None
         self._lock = threading.Lock()
         self._waiting = 0
@@ -116,6 +149,43 @@ class EmbeddedQueue:
             self._waiting -= 1
         return execute_report_run(self.context, run_id)
 
+    def enqueue_notification_email(self, notification_id: uuid.UUID, attempt: int = 0) -> None:
+        """Submit the email to the pool (`attempt`: how many sends failed before)."""
+        with self._lock:
+            self._waiting += 1
+        future: Future[Any] = self._executor().submit(self._mail, notification_id, attempt)
+        future.add_done_callback(_log_crash)
+
+    def _mail(self, notification_id: uuid.UUID, attempt: int) -> None:
+        with self._lock:
+            self._waiting -= 1
+        try:
+            send_notification_email(self.context, notification_id)
+        except Exception:
+            if attempt >= len(self.retry_delays):
+                log.exception("gave up emailing notification %s after %d attempts",
+                              notification_id, attempt + 1)
+                return
+            delay = self.retry_delays[attempt]
+            log.warning("emailing notification %s failed; retrying in %s s", notification_id,
+                        delay, exc_info=True)
+            self._later(delay, notification_id, attempt + 1)
+
+    def _later(self, delay: float, notification_id: uuid.UUID, attempt: int) -> None:
+        """Resubmit after `delay` seconds on a timer, not a pool thread asleep."""
+        def fire() -> None:
+            with self._lock:
+                self._timers.discard(timer)
+                closed = self._pool is None
+            if not closed:
+                self.enqueue_notification_email(notification_id, attempt)
+
+        timer = threading.Timer(delay, fire)
+        timer.daemon = True
+        with self._lock:
+            self._timers.add(timer)
+        timer.start()
+
     def depth(self) -> int | None:
         """Jobs submitted to the pool that no thread has started yet."""
         return self._waiting
@@ -131,6 +201,9 @@ class EmbeddedQueue:
         """Let running jobs finish; accept no more."""
         with self._lock:
             pool, self._pool = self._pool, None
+            timers, self._timers = self._timers, set()
+        for timer in timers:
+            timer.cancel()
         if pool is not None:
             pool.shutdown(wait=True)
 
@@ -164,6 +237,11 @@ def _context() -> JobContext:
 def run_report_job(run_id: str) -> None:
     """The rq job: execute one report run with the context `bind_worker` set."""
     execute_report_run(_context(), uuid.UUID(run_id))
+
+
+def run_email_job(notification_id: str) -> None:
+    """The rq job: mail one notification with the context `bind_worker` set."""
+    send_notification_email(_context(), uuid.UUID(notification_id))
 
 
 def report_job_failed(job: Any, _connection: Any, kind: type[BaseException] | None,
@@ -208,6 +286,14 @@ class RedisQueue:
         except RedisError as exc:
             fail_run(self.database, run_id, QUEUE_DOWN.format(error=type(exc).__name__))
             raise
+
+    def enqueue_notification_email(self, notification_id: uuid.UUID) -> None:
+        """Push the email onto the Redis queue, retried by the worker's scheduler."""
+        from rq import Retry
+
+        self.queue.enqueue(run_email_job, str(notification_id), job_timeout=120,
+                           description=f"notification email {notification_id}",
+                           retry=Retry(max=len(RETRY_DELAYS), interval=list(RETRY_DELAYS)))
 
     def unavailable(self) -> str | None:
         """Why Redis cannot take jobs now (its error's name), or None."""

@@ -21,6 +21,7 @@ from app.api.models.identity import (
     OAuthAuthorizationCode,
     OAuthRefreshToken,
 )
+from app.api.models.notifications import Notification
 from app.api.models.people import (
     ApiToken,
     EmploymentType,
@@ -67,6 +68,7 @@ __all__ = [
     "IdpSignIn",
     "Label",
     "LoginAttempt",
+    "Notification",
     "OAuthAuthorizationCode",
     "OAuthRefreshToken",
     "OvertimeRule",

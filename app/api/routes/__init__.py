@@ -28,6 +28,7 @@ MODULES = (
     "people",
     "audit",
     "availability",
+    "notifications",
 )
 
 

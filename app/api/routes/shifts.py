@@ -69,7 +69,7 @@ def get_shift(session: Session, actor: Actor, query: ShiftGetQuery, shift_id: uu
 @endpoint("POST", "/shifts", summary="Create a shift", body=ShiftCreate, response=ShiftRead,
           status=201, codes=_WRITE_CODES, extension=True, tag="Shifts",
           permits=[("create", "Shift")])
-def create_shift(session: Session, actor: Actor, body: ShiftCreate,
+def create_shift(session: Session, actor: Actor, body: ShiftCreate, settings: Settings,
                  ) -> tuple[Document, dict[str, str]]:
     """Create a shift; leave `provider` out (or null) for an open shift.
 
@@ -78,7 +78,8 @@ def create_shift(session: Session, actor: Actor, body: ShiftCreate,
     overlapping, in existing roles (of the shift's team when `team` is given) with existing
     labels. Needs `create` Shift on the new shift's fields.
     """
-    shift = service.create_shift(session, actor=actor, body=body, now=datetime.now(UTC))
+    shift = service.create_shift(session, actor=actor, body=body, now=datetime.now(UTC),
+                                 zone=settings.zone)
     location = url_for("api.get_shift", shift_id=shift.id)
     return service.read_shift(session, shift.id), {"Location": location}
 
@@ -88,7 +89,7 @@ def create_shift(session: Session, actor: Actor, body: ShiftCreate,
           extension=True, tag="Shifts", locate=service.locate_shift,
           permits=[("edit", "Shift")])
 def update_shift(session: Session, actor: Actor, body: ShiftUpdate, shift_id: uuid.UUID,
-                 ) -> Document:
+                 settings: Settings) -> Document:
     """Change the members sent; `segments` and `payCodes` replace the whole lists.
 
     A `version` sent must be the shift's current version (else `version-conflict` with
@@ -97,7 +98,7 @@ def update_shift(session: Session, actor: Actor, body: ShiftUpdate, shift_id: uu
     Shift on the shift as it is and as it will be.
     """
     shift = service.update_shift(session, actor=actor, shift_id=shift_id, body=body,
-                                 now=datetime.now(UTC))
+                                 now=datetime.now(UTC), zone=settings.zone)
     return service.read_shift(session, shift.id)
 
 
@@ -108,12 +109,13 @@ def update_shift(session: Session, actor: Actor, body: ShiftUpdate, shift_id: uu
           tag="Shifts",
           permits=[("edit", "Shift")])
 def delete_shift(session: Session, actor: Actor, query: ShiftDeleteQuery,
-                 shift_id: uuid.UUID) -> None:
+                 settings: Settings, shift_id: uuid.UUID) -> None:
     """Delete a shift with its segments and pay code. Needs `edit` and `create` Shift on it.
 
     With `version`, only that version is deleted: a shift changed since the caller read it
     answers `version-conflict` (with `currentVersion`) and stays."""
-    service.delete_shift(session, actor=actor, shift_id=shift_id, version=query.version)
+    service.delete_shift(session, actor=actor, shift_id=shift_id, version=query.version,
+                         zone=settings.zone, now=datetime.now(UTC))
 
 
 @endpoint("POST", "/shifts/<shift_id>/claim", summary="Claim an open shift", body=ShiftClaim,

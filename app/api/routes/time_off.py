@@ -156,12 +156,13 @@ def approve_time_off_request(
           extension=True, tag=TAG, locate=service.locate_request,
           permits=[("approve", "TimeOffRequest")])
 def reject_time_off_request(
-    session: Session, actor: Actor, body: TimeOffReject, request_id: uuid.UUID
+    session: Session, actor: Actor, body: TimeOffReject, settings: Settings,
+    request_id: uuid.UUID,
 ) -> TimeOffRequestRead:
     """Reject a pending request; `rejectionReason` (may be null) is shown to the provider.
     Needs `approve` TimeOffRequest."""
     request = service.reject_request(session, actor=actor, request_id=request_id, body=body,
-                                     now=datetime.now(UTC))
+                                     now=datetime.now(UTC), zone=settings.zone)
     return service.request_read(request)
 
 

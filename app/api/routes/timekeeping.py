@@ -113,7 +113,7 @@ def create_punch(session: Session, actor: Actor, settings: Settings, body: Punch
           tag="Timekeeping", locate=service.locate_punch,
           permits=[("approve", "Timecard"), ("edit", "Timecard")])
 def update_punch(session: Session, actor: Actor, body: PunchUpdate, punch_id: uuid.UUID,
-                 ) -> TimecardPunchRead:
+                 settings: Settings) -> TimecardPunchRead:
     """Set a punch's `state` (needs `approve` Timecard), `adminNote` or corrected `time` (need
     `edit` Timecard); members left out keep their value, a null `adminNote` clears it.
 
@@ -122,7 +122,7 @@ def update_punch(session: Session, actor: Actor, body: PunchUpdate, punch_id: uu
     follow the punches as they now are.
     """
     punch = service.update_punch(session, actor=actor, punch_id=punch_id, body=body,
-                                 now=datetime.now(UTC))
+                                 now=datetime.now(UTC), zone=settings.zone)
     return service.punch_read(punch)
 
 

@@ -17,7 +17,7 @@ from app.api.models import RbacRole, User, user_rbac_roles
 from app.api.pagination import Paginator, SortKey
 from app.api.problems import not_found
 from app.api.routing import endpoint
-from app.api.services import people_import
+from app.api.services import notifications, people_import
 from app.api.subjects import USER
 from app.contract.people import PasswordLink
 from app.contract.permissions import PermissionRule
@@ -49,7 +49,8 @@ def list_users(session: Session, actor: Actor, query: UserListQuery, pages: Pagi
 @endpoint("GET", "/users/me", summary="Get the signed-in user", response=UserMe, tag="Users",
           extension=True)
 def get_me(session: Session, actor: Actor) -> UserMe:
-    """The signed-in user, their provider id, teams, roles and effective permission rules."""
+    """The signed-in user, their provider id, teams, roles, effective permission rules and
+    how many of their notifications are unread."""
     user = session.get(User, actor.user_id)
     assert user is not None  # authenticate() loaded this user in the same transaction
     roles = session.scalars(
@@ -65,6 +66,7 @@ def get_me(session: Session, actor: Actor) -> UserMe:
         team_ids=list(actor.team_ids),
         roles=list(roles),
         permissions=rules,
+        unread_notifications=notifications.unread_count(session, user_id=actor.user_id),
     )
 
 

@@ -29,7 +29,7 @@ from app.api.domain.intervals import Interval
 from app.api.models import Shift, ShiftSegment
 from app.api.pagination import Paginator, SortKey
 from app.api.problems import ProblemError, negative_range, not_found, validation
-from app.api.services import locator, sign_offs, work_rules
+from app.api.services import locator, notifications, sign_offs, work_rules
 from app.api.services.people import held_roles
 from app.api.subjects import PROVIDER, SHIFT
 from app.api.wire_text import Document, among, wire_id, wire_time
@@ -397,8 +397,10 @@ def _new_segments_errors(
     return errors, labels
 
 
-def create_shift(session: Session, *, actor: Actor, body: ShiftCreate, now: datetime) -> Shift:
-    """Create a shift (an open one when `provider` is null) with its segments and pay code.
+def create_shift(session: Session, *, actor: Actor, body: ShiftCreate, now: datetime,
+                 zone: ZoneInfo) -> Shift:
+    """Create a shift (an open one when `provider` is null) with its segments and pay code;
+    its provider is notified, or an open shift is posted to the providers it fits.
 
     Raises `unauthorized` (create Shift on the new shift's fields), `negative-range` (path
     `/endDate`), `validation` (segments outside the shift, out of order or overlapping; unknown
@@ -426,6 +428,8 @@ def create_shift(session: Session, *, actor: Actor, body: ShiftCreate, now: date
     shift.pay_codes = _pay_code_rows(body.pay_codes)
     session.add(shift)
     session.flush()
+    notifications.shift_written(session, before=None, after=notifications.ShiftFacts.of(shift),
+                                actor_id=actor.user_id, zone=zone, now=now)
     return shift
 
 
@@ -466,8 +470,9 @@ def _flush_version(session: Session, shift: Shift) -> None:
 
 
 def update_shift(session: Session, *, actor: Actor, shift_id: uuid.UUID, body: ShiftUpdate,
-                 now: datetime) -> Shift:
-    """Change the members a PATCH names; `segments` and `payCodes` replace whole lists.
+                 now: datetime, zone: ZoneInfo) -> Shift:
+    """Change the members a PATCH names; `segments` and `payCodes` replace whole lists. The
+    providers concerned are notified (`notifications.shift_written`).
 
     A `version` sent must be the current one; left out, the change applies to the latest.
     Every successful update raises the version by one. Raises `shift-not-found`, `unauthorized`
@@ -481,6 +486,7 @@ def update_shift(session: Session, *, actor: Actor, shift_id: uuid.UUID, body: S
     actor.require("edit", "Shift", SHIFT.of(shift))
     if body.version is not None and body.version != shift.version:
         raise _conflict(shift.version)
+    before = notifications.ShiftFacts.of(shift)
     sent = body.model_fields_set
     changes: dict[str, Any] = {}
     for name, column in (("provider", "provider_id"), ("team", "team_id"), ("note", "note"),
@@ -535,12 +541,15 @@ def update_shift(session: Session, *, actor: Actor, shift_id: uuid.UUID, body: S
     # segments or pay codes (other tables) changed.
     shift.updated_at = now
     _flush_version(session, shift)
+    notifications.shift_written(session, before=before, after=notifications.ShiftFacts.of(shift),
+                                actor_id=actor.user_id, zone=zone, now=now)
     return shift
 
 
-def delete_shift(session: Session, *, actor: Actor, shift_id: uuid.UUID,
-                 version: int | None = None) -> None:
-    """Delete a shift with its segments and pay code; with `version`, only that version.
+def delete_shift(session: Session, *, actor: Actor, shift_id: uuid.UUID, zone: ZoneInfo,
+                 now: datetime, version: int | None = None) -> None:
+    """Delete a shift with its segments and pay code; with `version`, only that version. Its
+    provider is notified.
 
     Deleting needs both `edit` and `create` Shift on it: whoever could put the shift back may take
     it away (a provider's `edit` on open shifts is for claiming them, not deleting them).
@@ -555,8 +564,11 @@ def delete_shift(session: Session, *, actor: Actor, shift_id: uuid.UUID,
     if version is not None and version != shift.version:
         raise _conflict(shift.version)
     _refuse_if_signed_off(session, [(shift.provider_id, shift.start_date, shift.end_date)])
+    before = notifications.ShiftFacts.of(shift)
     session.delete(shift)
     session.flush()
+    notifications.shift_written(session, before=before, after=None, actor_id=actor.user_id,
+                                zone=zone, now=now)
 
 
 def _qualifications(provider: m.Provider) -> rules.Qualifications:
@@ -671,6 +683,9 @@ def claim_shift(session: Session, *, actor: Actor, shift_id: uuid.UUID, body: Sh
     shift.claimed_at = now
     shift.updated_at = now
     _flush_version(session, shift)
+    if claimant_id != actor.provider_id:  # a manager's assignment: the provider hears of it
+        notifications.shift_written(session, before=None, after=notifications.ShiftFacts.of(shift),
+                                    actor_id=actor.user_id, zone=zone, now=now)
     return shift
 
 

@@ -36,7 +36,7 @@ from app.api.models import (
 )
 from app.api.pagination import Paginator, SortKey
 from app.api.problems import ProblemError, negative_range, not_found, validation
-from app.api.services import balances, locator, sign_offs
+from app.api.services import balances, locator, notifications, sign_offs
 from app.api.services.shifts import check_window
 from app.api.subjects import TIME_OFF_POLICY, TIME_OFF_REQUEST
 from app.contract.balances import AccrualSettingsRead
@@ -457,9 +457,11 @@ def approve_request(session: Session, *, actor: Actor, request_id: uuid.UUID,
     # request's and the shifts' locks.
     balances.debit_on_approval(session, request=request, actor_id=actor.user_id,
                                today=now.astimezone(zone).date(), zone=zone, now=now)
+    copies = []
     for shift in shifts:
         if plan.open_copy:
-            session.add(_open_copy(shift, now))
+            copies.append(_open_copy(shift, now))
+            session.add(copies[-1])
         if plan.delete:
             session.delete(shift)
         elif plan.callout:
@@ -470,12 +472,17 @@ def approve_request(session: Session, *, actor: Actor, request_id: uuid.UUID,
     request.decided_at = now
     request.updated_at = now
     session.flush()
+    notifications.time_off_decided(session, request=request, actor_id=actor.user_id, zone=zone)
+    for copy in copies:
+        notifications.open_shift_posted(session, shift_id=copy.id, actor_id=actor.user_id,
+                                        zone=zone, now=now)
     return request
 
 
 def reject_request(session: Session, *, actor: Actor, request_id: uuid.UUID,
-                   body: TimeOffReject, now: datetime) -> TimeOffRequest:
-    """Reject a pending request, recording who rejected it and why (shown to the provider).
+                   body: TimeOffReject, now: datetime, zone: ZoneInfo) -> TimeOffRequest:
+    """Reject a pending request, recording who rejected it and why (shown to the provider, and
+    told them in a notification).
 
     Raises `time-off-request-not-found`, `unauthorized` (approve TimeOffRequest) and
     `invalid-state-transition`.
@@ -488,6 +495,7 @@ def reject_request(session: Session, *, actor: Actor, request_id: uuid.UUID,
     request.decided_at = now
     request.updated_at = now
     session.flush()
+    notifications.time_off_decided(session, request=request, actor_id=actor.user_id, zone=zone)
     return request
 
 

@@ -43,7 +43,7 @@ from app.api.models import (
 )
 from app.api.pagination import Paginator, SortKey
 from app.api.problems import ProblemError, not_found, validation
-from app.api.services import locator, sign_offs
+from app.api.services import locator, notifications, sign_offs
 from app.api.services.work_rules import (
     WorkRuleVersionData,
     rule_versions_by_id,
@@ -392,7 +392,7 @@ def delete_punch(session: Session, *, actor: Actor, punch_id: uuid.UUID) -> None
 
 
 def update_punch(session: Session, *, actor: Actor, punch_id: uuid.UUID,
-                 body: wire.PunchUpdate, now: datetime) -> TimecardPunch:
+                 body: wire.PunchUpdate, now: datetime, zone: tzinfo) -> TimecardPunch:
     """Review a punch: `state` needs `approve` Timecard, `adminNote` and `time` need `edit`.
 
     A corrected time must stay inside the punch's timecard period and at most `MAX_AHEAD` after
@@ -424,6 +424,7 @@ def update_punch(session: Session, *, actor: Actor, punch_id: uuid.UUID,
                 "delete it and punch again",
             )
         punch.time = body.time
+    rejected = body.state == "rejected" and punch.state != "rejected"
     if body.state is not None:
         punch.state = body.state
     if "admin_note" in sent:
@@ -431,6 +432,8 @@ def update_punch(session: Session, *, actor: Actor, punch_id: uuid.UUID,
     if body.state is not None or body.time is not None or "admin_note" in sent:
         punch.reviewed_by = actor.user_id
     session.flush()
+    if rejected:  # its provider hears why (the admin note)
+        notifications.punch_rejected(session, punch=punch, actor_id=actor.user_id, zone=zone)
     return punch
 
 

@@ -1,0 +1,1 @@
+"""Notifications: the signed-in user's notices (bell and list page)."""
