@@ -57,6 +57,7 @@ ADDRESSED = {
     "workRuleId": m.WorkRule, "teamId": m.Team,
     "policyId": m.TimeOffPolicy,
     "availabilityId": m.Availability, "exceptionId": m.AvailabilityException,
+    "listingId": m.ShiftSwapListing, "applicationId": m.ShiftSwapApplication,
 }
 """The objects the path parameters of body endpoints name."""
 

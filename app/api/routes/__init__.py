@@ -28,6 +28,7 @@ MODULES = (
     "people",
     "audit",
     "availability",
+    "shift_swaps",
 )
 
 
