@@ -25,11 +25,12 @@ def me_of(web):
 
 @pytest.mark.parametrize(("email", "labels"), [
     ("provider@example.com", ["Clock", "My timecard", "My shifts", "Open shifts", "Time off",
-                              "Availability"]),
+                              "Availability", "Shift swaps"]),
     ("manager@example.com", ["Time-off queue", "Timesheets", "Team schedule",
-                             "Demand forecast", "Reports"]),
+                             "Swaps to approve", "Demand forecast", "Reports"]),
     ("scheduler@example.com", ["Find a slot", "Appointments", "Appointment types"]),
-    ("admin@example.com", ["Time-off queue", "Timesheets", "Team schedule", "Demand forecast",
+    ("admin@example.com", ["Time-off queue", "Timesheets", "Team schedule",
+                           "Swaps to approve", "Demand forecast",
                            "Find a slot",
                            "Appointments", "Appointment types", "Pay rules",
                            "Balance resets", "Reports", "People", "Settings", "Permissions",
