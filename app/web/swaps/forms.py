@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from wtforms import HiddenField, IntegerField, RadioField, SelectField, TextAreaField
 from wtforms.fields import DateField
+from wtforms.fields.choices import SelectChoice
 from wtforms.validators import DataRequired, Length, Optional
 
 from app.contract.shift_swaps import ShiftSwapApplicationCreate, ShiftSwapListingCreate
@@ -19,8 +20,8 @@ class ListingForm(BaseForm):
     contract = ShiftSwapListingCreate
 
     shift_id = SelectField("Shift", validators=[DataRequired("Choose one of your shifts.")])
-    kind = RadioField("Offer it", choices=[("swap", "For a swap (or to give away)"),
-                                           ("giveaway", "To give away only")],
+    kind = RadioField("Offer it", choices=[SelectChoice("swap", "For a swap (or to give away)"),
+                                           SelectChoice("giveaway", "To give away only")],
                       default="swap")
     note = TextAreaField("Note for colleagues", validators=[Optional(), Length(max=500)])
     close_on = DateField("Stop taking applications after", validators=[Optional()])

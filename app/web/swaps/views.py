@@ -22,6 +22,7 @@ from datetime import UTC, datetime, time, timedelta
 from typing import Any
 
 from flask import Blueprint, Response, current_app, flash, request, url_for
+from wtforms.fields.choices import SelectChoice
 
 from app.client import ApiClient, ApiProblem
 from app.contract.shift_swaps import (
@@ -101,8 +102,9 @@ def _load(client: ApiClient) -> Page:
 def _listing_form(page: Page, formdata: Any = None) -> ListingForm:
     listed = {listing.shift_id for listing in page.mine if listing.status in LIVE}
     form = ListingForm(formdata=formdata)
-    form.shift_id.choices = [("", "Choose a shift")] + [
-        (str(s.id), _when(s.start_date, s.end_date)) for s in page.shifts if s.id not in listed]
+    form.shift_id.choices = [SelectChoice("", "Choose a shift")] + [
+        SelectChoice(str(s.id), _when(s.start_date, s.end_date))
+        for s in page.shifts if s.id not in listed]
     if formdata is None and request.args.get("shift"):
         form.shift_id.data = request.args["shift"]
     return form
@@ -110,9 +112,9 @@ def _listing_form(page: Page, formdata: Any = None) -> ListingForm:
 
 def _apply_form(page: Page, listing: ShiftSwapListingRead, formdata: Any = None) -> ApplyForm:
     form = ApplyForm(formdata=formdata, prefix=f"apply-{listing.id}-", listing_id=str(listing.id))
-    form.offered_shift_id.choices = [("", "Nothing: I take the shift")] + (
+    form.offered_shift_id.choices = [SelectChoice("", "Nothing: I take the shift")] + (
         [] if listing.kind == "giveaway" else
-        [(str(s.id), _when(s.start_date, s.end_date)) for s in page.shifts])
+        [SelectChoice(str(s.id), _when(s.start_date, s.end_date)) for s in page.shifts])
     return form
 
 
