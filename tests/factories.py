@@ -298,5 +298,15 @@ def build_world(session: Session) -> World:
                                kind="shift-changed", title="Shift changed",
                                body="Your shift was changed.", subject="Shift",
                                record_id=uid("notification:doctor:shift")))
+    # A withdrawn swap listing of the doctor's on-call shift and its closed application:
+    # objects for the API's generic checks to address.
+    session.add(m.ShiftSwapListing(
+        id=uid("swap-listing:doctor"), shift_id=on_call_shift.id, shift_version=1,
+        provider_id=doctor.id, team_id=ed.id, kind="giveaway", note=None,
+        expires_at=on_call_shift.start_date, status="withdrawn"))
+    session.flush()
+    session.add(m.ShiftSwapApplication(
+        id=uid("swap-application:doctor"), listing_id=uid("swap-listing:doctor"),
+        provider_id=ed_more[0].id, status="closed"))
     session.flush()
     return world

@@ -53,6 +53,7 @@ from app.contract import (
 )
 from app.contract import availability as av
 from app.contract import notifications as nt
+from app.contract import shift_swaps as sw
 from app.contract.common import ListQuery
 from app.contract.problems import Problem
 
@@ -97,6 +98,11 @@ def _body(model: BaseModel | list[BaseModel]) -> Any:
     if isinstance(model, list):
         return [m.model_dump(mode="json", by_alias=True, exclude_unset=True) for m in model]
     return model.model_dump(mode="json", by_alias=True, exclude_unset=True)
+
+
+def _version(version: int | None) -> dict[str, int]:
+    """The `version` member of a write body, left out when there is none."""
+    return {} if version is None else {"version": version}
 
 
 def _id(value: uuid.UUID | str) -> str:
@@ -728,5 +734,69 @@ class ApiClient:
         return self._call("POST", "/notifications/mark-all-read",
                           nt.NotificationsMarked).marked
 
+
+    # -- shift swaps (extension) ---------------------------------------------------------------
+
+    def list_swap_listings(self, query: sw.ShiftSwapListingQuery | None = None,
+                           ) -> sw.ShiftSwapListingPage:
+        """A page of the shift swap listings the caller may see."""
+        return self._call("GET", "/shift-swap-listings", sw.ShiftSwapListingPage, query=query)
+
+    def get_swap_listing(self, listing_id: uuid.UUID | str) -> sw.ShiftSwapListingRead:
+        """One shift swap listing."""
+        return self._call("GET", f"/shift-swap-listings/{_id(listing_id)}",
+                          sw.ShiftSwapListingRead)
+
+    def create_swap_listing(self, body: sw.ShiftSwapListingCreate) -> sw.ShiftSwapListingRead:
+        """List one of the caller's shifts for a swap or give-away."""
+        return self._call("POST", "/shift-swap-listings", sw.ShiftSwapListingRead, body=body)
+
+    def update_swap_listing(self, listing_id: uuid.UUID | str, body: sw.ShiftSwapListingUpdate,
+                            ) -> sw.ShiftSwapListingRead:
+        """Change or withdraw a listing."""
+        return self._call("PATCH", f"/shift-swap-listings/{_id(listing_id)}",
+                          sw.ShiftSwapListingRead, body=body)
+
+    def list_swap_applications(self, query: sw.ShiftSwapApplicationQuery | None = None,
+                               ) -> sw.ShiftSwapApplicationPage:
+        """A page of the shift swap applications the caller may see."""
+        return self._call("GET", "/shift-swap-applications", sw.ShiftSwapApplicationPage,
+                          query=query)
+
+    def get_swap_application(self, application_id: uuid.UUID | str,
+                             ) -> sw.ShiftSwapApplicationRead:
+        """One shift swap application."""
+        return self._call("GET", f"/shift-swap-applications/{_id(application_id)}",
+                          sw.ShiftSwapApplicationRead)
+
+    def create_swap_application(self, body: sw.ShiftSwapApplicationCreate,
+                                ) -> sw.ShiftSwapApplicationRead:
+        """Apply to a listing, optionally offering a shift in exchange."""
+        return self._call("POST", "/shift-swap-applications", sw.ShiftSwapApplicationRead,
+                          body=body)
+
+    def withdraw_swap_application(self, application_id: uuid.UUID | str,
+                                  version: int | None = None) -> sw.ShiftSwapApplicationRead:
+        """The applicant withdraws an application."""
+        body = sw.ShiftSwapApplicationUpdate(status="withdrawn", **_version(version))
+        return self._call("PATCH", f"/shift-swap-applications/{_id(application_id)}",
+                          sw.ShiftSwapApplicationRead, body=body)
+
+    def decide_swap_application(self, application_id: uuid.UUID | str, decision: str,
+                                version: int | None = None, reason: str | None = None,
+                                ) -> sw.ShiftSwapApplicationRead:
+        """`accept` or `decline` (the lister), `approve` or `reject` (a manager, with a
+        reason)."""
+        if decision not in ("accept", "decline", "approve", "reject"):
+            raise ValueError(f"no such decision: {decision}")
+        body: sw.ShiftSwapDecision | sw.ShiftSwapRejection = (
+            sw.ShiftSwapRejection(rejection_reason=reason or "", **_version(version))
+            if decision == "reject" else sw.ShiftSwapDecision(**_version(version)))
+        return self._call("POST", f"/shift-swap-applications/{_id(application_id)}/{decision}",
+                          sw.ShiftSwapApplicationRead, body=body)
+
+    def update_team(self, team_id: uuid.UUID | str, body: teams.TeamUpdate) -> teams.TeamRead:
+        """Change a team's settings (extension)."""
+        return self._call("PATCH", f"/teams/{_id(team_id)}", teams.TeamRead, body=body)
 
 __all__ = ["ApiClient", "ApiProblem", "ApiUnavailable", "build_http"]

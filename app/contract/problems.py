@@ -153,6 +153,38 @@ REGISTRY: dict[str, CodeInfo] = {
         409, "Inside the policy's waiting period", {"policyId": "string", "eligibleFrom": "string"},
         extension=True
     ),
+    # Shift swaps (extension): refusals beyond the claim rules, which swaps share.
+    "shift-swap-not-own-shift": CodeInfo(
+        409, "Not your shift to list", {"shiftId": "string"}, extension=True
+    ),
+    "shift-swap-already-listed": CodeInfo(
+        409, "Shift already listed for a swap", {"listingId": "string"}, extension=True
+    ),
+    "shift-swap-listing-closed": CodeInfo(
+        409, "Swap listing no longer open", {"listingId": "string", "listingStatus": "string"},
+        extension=True
+    ),
+    "shift-swap-own-listing": CodeInfo(
+        409, "Cannot apply to your own listing", {"listingId": "string"}, extension=True
+    ),
+    "shift-swap-already-applied": CodeInfo(
+        409, "Already applied to this listing", {"applicationId": "string"}, extension=True
+    ),
+    "shift-swap-shift-changed": CodeInfo(
+        409, "Shift changed since it was offered",
+        {"shiftId": "string", "offeredVersion": "integer", "currentVersion": "integer"},
+        extension=True
+    ),
+    "shift-swap-unavailable": CodeInfo(
+        409, "Shift falls in unavailable time", {"shiftId": "string", "windows": "object[]"},
+        extension=True
+    ),
+    "shift-swap-max-weekly-hours": CodeInfo(
+        409, "Shift would pass the weekly hours limit",
+        {"shiftId": "string", "maxWeeklyHours": "number", "scheduledHours": "number",
+         "weekStart": "string"},
+        extension=True
+    ),
     # 429 / 500 / 503
     "rate-limited": CodeInfo(429, "Too many requests", {"retryAfter": "integer"}, True),
     "internal-error": CodeInfo(500, "Internal error", extension=True),

@@ -42,6 +42,7 @@ from app.web.settings.views import bp as settings_bp
 from app.web.shifts.views import bp as shifts_bp
 from app.web.signin.views import bp as signin_bp
 from app.web.slots.views import bp as slots_bp
+from app.web.swaps.views import bp as swaps_bp
 from app.web.time_off.views import bp as time_off_bp
 from app.web.timecard.views import bp as timecard_bp
 
@@ -62,6 +63,7 @@ AREAS: tuple[Blueprint, ...] = (
     permissions_bp,  # administrators (issue 19, beta)
     availability_bp,  # providers (issue 21)
     notifications_bp,  # everyone signed in (issue 21)
+    swaps_bp,  # providers and managers (issue 21)
 )
 
 

@@ -161,6 +161,11 @@ STATUS_WORDS: dict[str, dict[str, str]] = {
     "punch": {"pending": "Pending review", "approved": "Approved", "rejected": "Rejected"},
     "appointment": {"upcoming": "Upcoming", "occurred": "Occurred", "no-show": "No-show",
                     "cancelled": "Cancelled", "re-scheduled": "Re-scheduled"},
+    "swap": {"open": "Open", "accepted": "Waiting for a manager", "completed": "Swapped",
+             "withdrawn": "Withdrawn", "expired": "Expired", "closed": "Closed"},
+    "swap_application": {"pending": "Waiting for an answer", "accepted": "Waiting for a manager",
+                         "approved": "Approved", "rejected": "Rejected", "declined": "Declined",
+                         "withdrawn": "Withdrawn", "closed": "Closed"},
 }
 
 

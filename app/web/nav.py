@@ -21,6 +21,8 @@ class Need:
     action: str
     subject: str
     own: bool = False
+    key: str = ""
+    """Tells apart areas that need the same permission."""
 
 
 @dataclass(frozen=True)
@@ -88,6 +90,9 @@ NAV: dict[Need, NavItem] = {
     Need("create", "Availability", own=True):
         NavItem("Availability", "availability.index", "/availability", "provider",
                 "When you can and can't work"),
+    Need("view", "Shift", own=True, key="swaps"):
+        NavItem("Shift swaps", "swaps.index", "/swaps", "provider",
+                "Offer a shift, take a colleague's"),
     Need("approve", "TimeOffRequest"):
         NavItem("Time-off queue", "manage_time_off.index", "/manage/time-off", "manager",
                 "Requests waiting for a decision"),
@@ -97,6 +102,9 @@ NAV: dict[Need, NavItem] = {
     Need("create", "Shift"):
         NavItem("Team schedule", "manage_schedule.index", "/manage/schedule", "manager",
                 "Plan and edit shifts"),
+    Need("create", "Shift", key="swaps"):
+        NavItem("Swaps to approve", "swaps.queue", "/manage/swaps", "manager",
+                "Shift swaps colleagues agreed on"),
     Need("create", "DemandForecast"):
         NavItem("Demand forecast", "demand_forecast.index", "/manage/demand-forecast", "manager",
                 "Upload how many staff each role needs", admin_group="admin"),

@@ -58,6 +58,7 @@ ADDRESSED = {
     "policyId": m.TimeOffPolicy,
     "availabilityId": m.Availability, "exceptionId": m.AvailabilityException,
     "notificationId": m.Notification,
+    "listingId": m.ShiftSwapListing, "applicationId": m.ShiftSwapApplication,
 }
 """The objects the path parameters of body endpoints name."""
 

@@ -17,12 +17,13 @@ pytestmark = [pytest.mark.xdist_group("browser"), pytest.mark.real_sign_in]
 
 MENUS = {
     "provider@example.com": ["Home", "Clock", "My timecard", "My shifts", "Open shifts",
-                             "Time off", "Availability"],
+                             "Time off", "Availability", "Shift swaps"],
     "manager@example.com": ["Home", "Time-off queue", "Timesheets", "Team schedule",
-                            "Demand forecast", "Reports"],
+                            "Swaps to approve", "Demand forecast", "Reports"],
     "scheduler@example.com": ["Home", "Find a slot", "Appointments", "Appointment types"],
     "admin@example.com": ["Home", "Time-off queue", "Timesheets", "Team schedule",
-                          "Find a slot", "Appointments", "Appointment types", "Pay rules",
+                          "Swaps to approve", "Find a slot", "Appointments", "Appointment types",
+                          "Pay rules",
                           "Balance resets", "People", "Settings", "Permissions", "Audit trail",
                           "Demand forecast", "Reports"],
 }

@@ -25,11 +25,12 @@ def me_of(web):
 
 @pytest.mark.parametrize(("email", "labels"), [
     ("provider@example.com", ["Clock", "My timecard", "My shifts", "Open shifts", "Time off",
-                              "Availability"]),
+                              "Availability", "Shift swaps"]),
     ("manager@example.com", ["Time-off queue", "Timesheets", "Team schedule",
-                             "Demand forecast", "Reports"]),
+                             "Swaps to approve", "Demand forecast", "Reports"]),
     ("scheduler@example.com", ["Find a slot", "Appointments", "Appointment types"]),
-    ("admin@example.com", ["Time-off queue", "Timesheets", "Team schedule", "Demand forecast",
+    ("admin@example.com", ["Time-off queue", "Timesheets", "Team schedule",
+                           "Swaps to approve", "Demand forecast",
                            "Find a slot",
                            "Appointments", "Appointment types", "Pay rules",
                            "Balance resets", "Reports", "People", "Settings", "Permissions",
@@ -80,7 +81,8 @@ def test_own_areas_need_a_provider():
 def test_home_groups_show_a_manager_the_forecast_beside_the_schedule(me_of):
     groups = nav.groups(me_of("manager@example.com"), ALL_ENDPOINTS)
     assert [(g.title, [i.label for i in items]) for g, items in groups] == [
-        ("My teams", ["Time-off queue", "Timesheets", "Team schedule", "Demand forecast",
+        ("My teams", ["Time-off queue", "Timesheets", "Team schedule", "Swaps to approve",
+                      "Demand forecast",
                       "Reports"])]
 
 
@@ -95,7 +97,7 @@ def test_home_groups_show_an_admin_all_teams_and_the_api_documents(me_of):
     groups = nav.groups(me_of("admin@example.com"), ALL_ENDPOINTS | {"openapi_document",
                                                                       "error_codes"})
     assert [(g.title, [i.label for i in items]) for g, items in groups] == [
-        ("All teams", ["Time-off queue", "Timesheets", "Team schedule"]),
+        ("All teams", ["Time-off queue", "Timesheets", "Team schedule", "Swaps to approve"]),
         ("Appointments", ["Find a slot", "Appointments", "Appointment types"]),
         ("Administration", ["Pay rules", "Balance resets", "People", "Settings", "Permissions",
                             "Audit trail",

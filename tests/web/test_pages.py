@@ -110,7 +110,8 @@ def test_admin_home_links_to_working_pages_of_all_teams_and_the_api_documents(we
     body = web.client.get("/").get_data(as_text=True)
     areas = body.split('id="home-areas"', 1)[1]
     links = [part.split('"', 1)[0] for part in areas.split('href="')[1:]]
-    assert links == ["/manage/time-off", "/manage/timesheets", "/manage/schedule", "/slots",
+    assert links == ["/manage/time-off", "/manage/timesheets", "/manage/schedule",
+                     "/manage/swaps", "/slots",
                      "/appointments", "/appointment-types", "/admin/pay-rules",
                      "/admin/balance-resets", "/admin/people", "/admin/settings",
                      "/admin/permissions", "/admin/audit", "/manage/demand-forecast",

@@ -18,6 +18,7 @@ from app.api.demo.people import plan_people, write_people
 from app.api.demo.reports import write_report_runs
 from app.api.demo.schedule import plan_callouts, plan_open_shifts, plan_shifts, write_shifts
 from app.api.demo.state import DEMO_PASSWORD, FIRST_DAY, LAST_DAY, Demo
+from app.api.demo.swaps import write_swaps
 from app.api.demo.time_off import plan_time_off, write_policies, write_time_off
 from app.api.demo.timekeeping import write_punches
 from app.api.services.people import grant_worked_roles
@@ -44,6 +45,7 @@ def build(demo: Demo) -> str:
         write_forecast(demo)
         write_availability(demo)
         write_notifications(demo)
+        write_swaps(demo)
         return summary(demo)
 
 

@@ -39,6 +39,7 @@ from app.api.models.people import (
 )
 from app.api.models.reports import ReportRun
 from app.api.models.settings import AppSetting, Label, PayCode
+from app.api.models.shift_swaps import ShiftSwapApplication, ShiftSwapListing
 from app.api.models.shifts import Shift, ShiftPayCode, ShiftSegment, segment_labels
 from app.api.models.time_off import (
     TimeOffDay,
@@ -84,6 +85,8 @@ __all__ = [
     "Shift",
     "ShiftPayCode",
     "ShiftSegment",
+    "ShiftSwapApplication",
+    "ShiftSwapListing",
     "Team",
     "TimeOffAccrualSettings",
     "TimeOffBalanceLock",

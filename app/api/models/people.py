@@ -10,7 +10,7 @@ import uuid
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Column, ForeignKey, Index, Table, UniqueConstraint, text
+from sqlalchemy import Column, ForeignKey, Index, Table, UniqueConstraint, text, true
 from sqlalchemy.orm import Mapped, mapped_column, relationship, validates
 
 from app.api.db import Base, JsonType, UtcDateTime, new_id
@@ -69,6 +69,9 @@ class Team(Base):
 
     __mapper_args__ = {"eager_defaults": False}  # nor ask for it back (RETURNING)
     """The team's work rule (overtime, rounding, meals); null pays every minute as regular."""
+    swaps_need_approval: Mapped[bool] = mapped_column(server_default=true())
+    """Whether an accepted shift swap waits for a manager (migration 0015); false hands the
+    shifts over when the lister accepts."""
 
     roles: Mapped[list[Role]] = relationship(back_populates="team", order_by="Role.name")
     managers: Mapped[list[User]] = relationship(

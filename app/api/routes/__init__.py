@@ -29,6 +29,7 @@ MODULES = (
     "audit",
     "availability",
     "notifications",
+    "shift_swaps",
 )
 
 

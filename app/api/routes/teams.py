@@ -15,8 +15,9 @@ from app.api.models import Team
 from app.api.pagination import Paginator, SortKey
 from app.api.problems import not_found
 from app.api.routing import endpoint
+from app.api.services import locator
 from app.api.subjects import TEAM
-from app.contract.teams import TeamListQuery, TeamPage, TeamRead
+from app.contract.teams import TeamListQuery, TeamPage, TeamRead, TeamUpdate
 
 
 @endpoint("GET", "/teams", summary="List teams", query=TeamListQuery, response=TeamPage,
@@ -38,4 +39,21 @@ def get_team(session: Session, actor: Actor, team_id: uuid.UUID) -> TeamRead:
     if team is None:
         raise not_found("team", team_id)
     actor.require("view", "Team", TEAM.of(team))
+    return TeamRead.model_validate(team)
+
+
+@endpoint("PATCH", "/teams/<team_id>", summary="Change a team's settings", body=TeamUpdate,
+          response=TeamRead, codes=["team-not-found", "unauthorized", "validation"],
+          extension=True, tag="Teams", permits=[("edit", "Team")],
+          locate=locator(Team, "team"))
+def update_team(session: Session, actor: Actor, body: TeamUpdate, team_id: uuid.UUID) -> TeamRead:
+    """Change the settings sent: `swapsNeedApproval` (whether an accepted shift swap waits for
+    a manager)."""
+    team = session.get(Team, team_id, with_for_update=True)
+    if team is None:
+        raise not_found("team", team_id)
+    actor.require("edit", "Team", TEAM.of(team))
+    if body.swaps_need_approval is not None:
+        team.swaps_need_approval = body.swaps_need_approval
+    session.flush()
     return TeamRead.model_validate(team)

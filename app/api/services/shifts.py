@@ -10,6 +10,7 @@ about Flask requests; routes call these functions inside their unit of work and 
 
 from __future__ import annotations
 
+import dataclasses
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime, timedelta
@@ -639,6 +640,25 @@ def _claimant(session: Session, provider: m.Provider, shifts: Sequence[Shift], *
 _CLAIMANT_LOADING: list[LoaderOption] = [
     selectinload(m.Provider.skills), selectinload(m.Provider.enrollments),
     selectinload(m.Provider.roles), selectinload(m.Provider.default_role)]
+
+
+def taking_refusals(session: Session, shift: Shift, taker: m.Provider, *,
+                    giving: Sequence[Shift] = (), now: datetime, default_notice_minutes: int,
+                    zone: ZoneInfo) -> list[rules.ClaimRefusal]:
+    """Every reason of the claim rules why `taker` may not take `shift` from its provider, as
+    if it were open (a shift swap's handover): started, inside the minimum notice, a role not
+    held, skills missing, approved time off, another shift overlapping (apart from the shifts
+    `giving`, which the taker hands over in the same swap) and their own signed-off timesheet.
+    Load `taker` with `CLAIMANT_LOADING`."""
+    target = dataclasses.replace(_claim_target(shift, _role_names(session, [shift])),
+                                 provider=None)
+    return rules.claim_refusals(
+        target, _claimant(session, taker, [shift, *giving], zone=zone), now=now,
+        default_notice_minutes=default_notice_minutes)
+
+
+CLAIMANT_LOADING = _CLAIMANT_LOADING
+"""What the claim rules read of a provider (for `taking_refusals`), selectin only."""
 
 
 def claim_shift(session: Session, *, actor: Actor, shift_id: uuid.UUID, body: ShiftClaim,

@@ -1,8 +1,8 @@
 """Where a notification leads: the page of its record, for the kind of user reading it.
 
 A link is only given to a page whose endpoint exists and whose area the reader may use
-(`app.web.nav`), so a notice never links to a page the reader would be refused. Swap notices
-lead to the reader's shifts until the swap pages exist; add their endpoints here with them.
+(`app.web.nav`), so a notice never links to a page the reader would be refused. A swap step
+leads to the swaps page; an approved swap to the week that changed.
 Must not call the API.
 """
 
@@ -24,13 +24,14 @@ AREA = {
     "shift-assigned": "shifts.mine", "shift-changed": "shifts.mine",
     "shift-unassigned": "shifts.mine", "shift-deleted": "shifts.mine",
     "open-shift-posted": "shifts.open",
-    "swap-applied": "shifts.mine", "swap-accepted": "shifts.mine",
-    "swap-approved": "shifts.mine", "swap-rejected": "shifts.mine",
+    "swap-applied": "swaps.index", "swap-accepted": "swaps.index",
+    "swap-approved": "shifts.mine", "swap-rejected": "swaps.index",
 }
 
 LABELS = {
     "time_off.index": "See the request", "timecard.index": "See your timecard",
     "shifts.mine": "See your week", "shifts.open": "See open shifts",
+    "swaps.index": "See your swaps",
 }
 
 

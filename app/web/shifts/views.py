@@ -28,6 +28,7 @@ from app.client import ApiClient, ApiProblem
 from app.contract.availability import AvailabilityWindow, AvailabilityWindowQuery
 from app.contract.common import parse_timestamp
 from app.contract.labels import LabelListQuery
+from app.contract.shift_swaps import ShiftSwapListingQuery
 from app.contract.shifts import ShiftClaimCheck, ShiftClaimCheckQuery, ShiftListQuery, ShiftRead
 from app.contract.teams import TeamListQuery
 from app.contract.time_off import TimeOffRequestListQuery, TimeOffRequestRead
@@ -228,7 +229,7 @@ def mine() -> Response:
                   leave=off, entries=entries, days=days, monday=monday, today=today,
                   previous=(monday - timedelta(days=7)).isoformat(),
                   following=(monday + timedelta(days=7)).isoformat(),
-                  total=sum(v.minutes - v.break_minutes for v in views))
+                  total=sum(v.minutes - v.break_minutes for v in views), now=now)
 
 
 @bp.get("/shifts/mine.ics")
@@ -321,9 +322,14 @@ def open() -> Response:
     staffing, by start or most needed first (`?sort=needed`)."""
     sort = request.args.get("sort") if request.args.get("sort") in SORTS else "start"
     claimable, unavailable = _open_views()
+    me = my_provider_id()
+    offers = [] if me is None else [
+        listing for listing in api().list_swap_listings(
+            ShiftSwapListingQuery(status="open", page_size=50)).items
+        if listing.provider_id != me]
     return render("shifts/open.html", fragment="open_shifts",
                   claimable=in_order(claimable, sort), unavailable=in_order(unavailable, sort),
-                  sort=sort, sorts=SORTS)
+                  sort=sort, sorts=SORTS, offers=offers)
 
 
 def _when(value: Any) -> str:

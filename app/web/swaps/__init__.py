@@ -1,0 +1,1 @@
+"""Shift swaps pages: the provider's /swaps and the manager's /manage/swaps."""
