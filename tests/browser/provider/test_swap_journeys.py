@@ -1,7 +1,8 @@
 """Shift swap journeys: a provider offers a shift, a teammate who said they can't work then is
 told why, another applies with one of their shifts in exchange, the lister accepts, the manager
-approves, and both schedules and both calendar files show the shifts changed hands. With and
-without JavaScript."""
+approves, and both schedules and both calendar files show the shifts changed hands; each
+decision reaches the bell of the people it concerns and clears when read. With and without
+JavaScript."""
 
 from __future__ import annotations
 
@@ -61,9 +62,19 @@ def test_offer_apply_with_exchange_accept_and_approve(site, tab, no_js_tab, java
     expect(page.get_by_role("status")).to_contain_text("You applied for")
     browse.sign_out()
 
+    def bell():
+        return page.get_by_role("navigation", name="Main").get_by_role("link",
+                                                                       name="Notifications")
+
     browse.sign_in(lister, start="/swaps")
+    expect(bell()).to_have_accessible_name("Notifications, 1 unread")  # the taker applied
     browse.click(page.get_by_role("button", name="Accept"))
     expect(page.get_by_role("status")).to_contain_text("Accepted.")
+    browse.sign_out()
+
+    browse.sign_in(taker, start="/notifications")
+    expect(page.locator("[data-record]").filter(has_text="Swap accepted")).to_contain_text(
+        "waits for a manager's approval")
     browse.sign_out()
 
     browse.sign_in("manager@example.com", start="/manage/swaps")
@@ -73,7 +84,15 @@ def test_offer_apply_with_exchange_accept_and_approve(site, tab, no_js_tab, java
     browse.sign_out()
 
     for person, gained, lost in ((lister, offered, listed), (taker, listed, offered)):
-        browse.sign_in(person, start="/shifts/mine?view=list")
+        browse.sign_in(person, start="/notifications")
+        expect(page.locator("[data-record]").filter(has_text="Swap approved")).to_contain_text(
+            "your schedule shows the change")
+        browse.click(page.get_by_role("button", name="Mark all read"))
+        expect(bell()).to_have_accessible_name("Notifications")
+        browse.click(page.locator("[data-record]").filter(has_text="Swap approved")
+                     .get_by_role("link", name="See your week"))
+        expect(page.get_by_role("heading", level=1)).to_contain_text("My shifts")
+        browse.goto("/shifts/mine?view=list")
         expect(page.locator(f"#shift-{gained}")).to_be_visible()
         expect(page.locator(f"#shift-{lost}")).to_have_count(0)
         calendar = page.request.get(f"{site.url}/shifts/mine.ics").text()
