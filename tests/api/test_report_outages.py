@@ -95,9 +95,20 @@ def _worker(api: Api) -> subprocess.Popen[bytes]:
                             start_new_session=True)
 
 
-def _children(pid: int) -> list[int]:
+def _horses(pid: int) -> list[int]:
+    """The work horses among the children of worker `pid`: rq puts each in a process group of
+    its own (the worker's scheduler, also a child, stays in the worker's)."""
     path = Path(f"/proc/{pid}/task/{pid}/children")
-    return [int(p) for p in path.read_text().split()] if path.exists() else []
+    children = [int(p) for p in path.read_text().split()] if path.exists() else []
+    return [child for child in children if _process_group(child) == child]
+
+
+def _process_group(pid: int) -> int | None:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None  # gone meanwhile
+    return int(stat.rsplit(")", 1)[1].split()[2])
 
 
 def _started(api: Api, run_id: str, worker: subprocess.Popen[bytes]) -> int:
@@ -107,7 +118,7 @@ def _started(api: Api, run_id: str, worker: subprocess.Popen[bytes]) -> int:
     queue = api.app.extensions["shiftdesk"].jobs.queue
     registry = StartedJobRegistry(queue=queue)
     _poll(lambda: registry.count > 0 and queue.count == 0)
-    [horse] = _poll(lambda: _children(worker.pid))
+    [horse] = _poll(lambda: _horses(worker.pid))
     time.sleep(0.5)  # the horse reaches its last write, where the held row stops it
     return horse
 
