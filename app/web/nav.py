@@ -103,7 +103,7 @@ NAV: dict[Need, NavItem] = {
         NavItem("Team schedule", "manage_schedule.index", "/manage/schedule", "manager",
                 "Plan and edit shifts"),
     Need("create", "Shift", key="swaps"):
-        NavItem("Swaps to approve", "swaps.queue", "/manage/swaps", "manager",
+        NavItem("Swaps", "swaps.queue", "/manage/swaps", "manager",
                 "Shift swaps colleagues agreed on"),
     Need("create", "DemandForecast"):
         NavItem("Demand forecast", "demand_forecast.index", "/manage/demand-forecast", "manager",

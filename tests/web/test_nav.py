@@ -27,10 +27,10 @@ def me_of(web):
     ("provider@example.com", ["Clock", "My timecard", "My shifts", "Open shifts", "Time off",
                               "Availability", "Shift swaps"]),
     ("manager@example.com", ["Time-off queue", "Timesheets", "Team schedule",
-                             "Swaps to approve", "Demand forecast", "Reports"]),
+                             "Swaps", "Demand forecast", "Reports"]),
     ("scheduler@example.com", ["Find a slot", "Appointments", "Appointment types"]),
     ("admin@example.com", ["Time-off queue", "Timesheets", "Team schedule",
-                           "Swaps to approve", "Demand forecast",
+                           "Swaps", "Demand forecast",
                            "Find a slot",
                            "Appointments", "Appointment types", "Pay rules",
                            "Balance resets", "Reports", "People", "Settings", "Permissions",
@@ -81,7 +81,7 @@ def test_own_areas_need_a_provider():
 def test_home_groups_show_a_manager_the_forecast_beside_the_schedule(me_of):
     groups = nav.groups(me_of("manager@example.com"), ALL_ENDPOINTS)
     assert [(g.title, [i.label for i in items]) for g, items in groups] == [
-        ("My teams", ["Time-off queue", "Timesheets", "Team schedule", "Swaps to approve",
+        ("My teams", ["Time-off queue", "Timesheets", "Team schedule", "Swaps",
                       "Demand forecast",
                       "Reports"])]
 
@@ -97,7 +97,7 @@ def test_home_groups_show_an_admin_all_teams_and_the_api_documents(me_of):
     groups = nav.groups(me_of("admin@example.com"), ALL_ENDPOINTS | {"openapi_document",
                                                                       "error_codes"})
     assert [(g.title, [i.label for i in items]) for g, items in groups] == [
-        ("All teams", ["Time-off queue", "Timesheets", "Team schedule", "Swaps to approve"]),
+        ("All teams", ["Time-off queue", "Timesheets", "Team schedule", "Swaps"]),
         ("Appointments", ["Find a slot", "Appointments", "Appointment types"]),
         ("Administration", ["Pay rules", "Balance resets", "People", "Settings", "Permissions",
                             "Audit trail",
