@@ -261,15 +261,20 @@ def _parameters(kind: AppointmentType, window: Interval[datetime],
 
 def _candidates(shape: _Shape) -> Any:
     """For a type limited to some roles (and not to named providers), the providers who may
-    get a slot: those with a candidate segment starting from the earliest one begun before the
-    window until its end (a superset of the eligible); else None. The per-provider facts and
-    the appointments of the stream are read for them alone: without it both read the whole
-    organisation, and the search would grow with it rather than with the roles it serves."""
+    get a slot, as a common table expression of the facts statement: those with a candidate
+    segment starting in the window or begun before it and still running (the eligible); else
+    None. The per-provider facts are read for them alone, and the stream's appointments for the
+    ones the facts answer (bound as `candidates`): without it both read the whole organisation,
+    and the search would grow with it rather than with the roles it serves. Referred to by
+    several parts, PostgreSQL works it out once."""
     if not shape.role_limited or shape.provider_limited:
         return None
     return (_segments(_segment_filters(shape))
             .where(ShiftSegment.start_date >= _param("segments_since", UtcDateTime()),
-                   ShiftSegment.start_date < _WINDOW_END))
+                   ShiftSegment.start_date < _WINDOW_END,
+                   or_(ShiftSegment.start_date >= _WINDOW_START,
+                       ShiftSegment.end_date > _WINDOW_START))
+            .distinct().cte("candidates"))
 
 
 # Both statements are built once per shape and kept: building one and deriving its cache key
@@ -339,7 +344,8 @@ def _facts_statement(shape: _Shape) -> Any:
     candidates = _candidates(shape)
 
     def limited(part: Any, provider_id: Any) -> Any:
-        return part if candidates is None else part.where(provider_id.in_(candidates))
+        return (part if candidates is None
+                else part.where(provider_id.in_(select(candidates.c.provider_id))))
 
     loads = limited(loads, Appointment.provider_id)
     time_off = limited(time_off, TimeOffRequest.provider_id)
@@ -363,14 +369,8 @@ def _facts_statement(shape: _Shape) -> Any:
         parts.append(limited(select(*row("regions", Provider.id,
                                          regions=Provider.licensed_regions))
                              .where(Provider.status == "active"), Provider.id))
-    if shape.role_limited and not shape.provider_limited:
-        # Providers with a candidate segment starting in the window: the allowed roles' ranges
-        # of the role index, which holds every segment column the filters read; those begun
-        # before come with their rows.
-        eligible = (_segments(_segment_filters(shape))
-                    .where(*_inside(ShiftSegment.start_date))
-                    .distinct().subquery())
-        parts.append(select(*row("eligible", eligible.c.provider_id)))
+    if candidates is not None:
+        parts.append(select(*row("eligible", candidates.c.provider_id)))
     return union_all(*parts)
 
 
@@ -409,9 +409,9 @@ def _stream_statement(shape: _Shape) -> Any:
             *_inside(Appointment.start_date, since, until))
     if shape.provider_limited:
         appointments = appointments.where(among(Appointment.provider_id, "providers"))
-    candidates = _candidates(shape)
-    if candidates is not None:
-        appointments = appointments.where(Appointment.provider_id.in_(candidates))
+    if shape.role_limited and not shape.provider_limited:
+        # The facts' eligible providers: the appointments of anyone else cannot touch a slot.
+        appointments = appointments.where(among(Appointment.provider_id, "candidates"))
     if not shape.in_spans:
         compound = union_all(segments, appointments)
         return compound.order_by(compound.selected_columns.start_date)
@@ -560,6 +560,8 @@ def search_slots(session: Session, *, actor: Actor, body: SlotSearch, grid: int,
     facts = _facts(session.execute(_facts_statement(shape), parameters), zone,
                    role_limited=shape.role_limited and not shape.provider_limited)
     possible = facts.eligible if required_ids is None else required_ids
+    if facts.eligible is not None:
+        parameters["candidates"] = [uuid.UUID(p) for p in facts.eligible]
     # A server-side cursor on PostgreSQL: rows come in small batches, so that stopping early
     # saves reading (and sorting) the window's later spans. SQLite reads rows lazily anyway.
     # Read on the connection: rows, not ORM results, which would buffer the whole stream.
