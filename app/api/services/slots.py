@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from functools import lru_cache
 from itertools import chain
+from operator import itemgetter
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -426,7 +427,9 @@ class _Facts:
     time_off: list[rules.Busy] = field(default_factory=list)
     skills: dict[str, rules.SkillSet] = field(default_factory=dict)
     eligible: set[str] | None = None
-    before: list[Any] = field(default_factory=list)  # stream rows begun before the window
+    # Rows begun before the window, in the stream's shape (kind, provider, team, role,
+    # start, end).
+    before: list[tuple[Any, ...]] = field(default_factory=list)
 
 
 def _facts(rows: Iterable[Any], zone: ZoneInfo, *, role_limited: bool) -> _Facts:
@@ -436,35 +439,39 @@ def _facts(rows: Iterable[Any], zone: ZoneInfo, *, role_limited: bool) -> _Facts
     pairs: dict[str, list[tuple[str, str]]] = defaultdict(list)
     regions: dict[str, list[str]] = {}
     requests: dict[Any, tuple[Any, list[datetime]]] = {}
-    for row in rows:
-        kind = row.kind
+    eligible = facts.eligible
+    before = facts.before
+    # Rows are unpacked rather than read by name: a search reads hundreds of them. A row begun
+    # before the window is kept in the stream's shape (`_stream_statement`'s columns).
+    for (kind, provider_id, count, start, end, team_id, role_id, is_full_day, day, request_id,
+         skill, value, provider_regions) in rows:
         if kind == "load":
-            loads[row.provider_id] = loads.get(row.provider_id, 0) + int(row.count)
+            loads[provider_id] = loads.get(provider_id, 0) + int(count)
         elif kind == "appointment":
-            loads[row.provider_id] = loads.get(row.provider_id, 0) + 1
-            facts.before.append(row)
+            loads[provider_id] = loads.get(provider_id, 0) + 1
+            before.append((kind, provider_id, None, None, start, end))
         elif kind == "segment":
-            facts.before.append(row)
-            if facts.eligible is not None:
-                facts.eligible.add(row.provider_id)
+            before.append((kind, provider_id, team_id, role_id, start, end))
+            if eligible is not None:
+                eligible.add(provider_id)
         elif kind == "time_off":
-            _, days = requests.setdefault(row.request_id, (row, []))
-            if row.day is not None:
-                days.append(row.day)
+            _, days = requests.setdefault(request_id, ((provider_id, start, end, is_full_day),
+                                                       []))
+            if day is not None:
+                days.append(day)
         elif kind == "skill":
-            pairs[row.provider_id].append((row.skill, row.value))
+            pairs[provider_id].append((skill, value))
         elif kind == "regions":
-            regions[row.provider_id] = list(row.regions or [])
-        elif facts.eligible is not None:
-            facts.eligible.add(row.provider_id)
-    for row, days in requests.values():
-        for block in rules.time_off_block(row.start_date, row.end_date,
-                                          is_full_day=row.is_full_day, days=days, zone=zone):
-            facts.time_off.append(rules.Busy(row.provider_id, block.start, block.end,
-                                             "time_off"))
+            regions[provider_id] = list(provider_regions or [])
+        elif eligible is not None:
+            eligible.add(provider_id)
+    for (provider_id, start, end, is_full_day), days in requests.values():
+        for block in rules.time_off_block(start, end, is_full_day=is_full_day, days=days,
+                                          zone=zone):
+            facts.time_off.append(rules.Busy(provider_id, block.start, block.end, "time_off"))
     facts.skills = {p: rules.skill_set(pairs.get(p, ()), licensed_regions=regions.get(p, ()))
                     for p in pairs.keys() | regions.keys()}
-    facts.before.sort(key=lambda r: r.start_date)
+    before.sort(key=itemgetter(4))
     return facts
 
 
@@ -496,25 +503,23 @@ def _events(rows: Iterable[Any], actor: Actor, skills: Mapping[str, rules.SkillS
     bookable: dict[str, bool] | None = None if _books_for_anyone(actor) else {}
     empty: rules.SkillSet = frozenset()
     reached: datetime | None = None
-    for row in rows:
-        if reached is not None and row.start_date < reached:
+    for kind, provider_id, team_id, role_id, start, end in rows:
+        if reached is not None and start < reached:
             raise RuntimeError("slot search stream out of start order")
-        reached = row.start_date
-        provider_id = row.provider_id
-        if row.kind == "appointment":
-            yield rules.Busy(provider_id, row.start_date, row.end_date)
+        reached = start
+        if kind == "appointment":
+            yield rules.Busy(provider_id, start, end)
             continue
         if bookable is not None:
             allowed = bookable.get(provider_id)
             if allowed is None:
                 allowed = bookable[provider_id] = actor.can("create", "Appointment", {
-                    "providerId": provider_id, "status": "upcoming", "teamId": row.team_id,
+                    "providerId": provider_id, "status": "upcoming", "teamId": team_id,
                 })
             if not allowed:
                 continue
-        yield rules.WorkingSegment(provider_id=provider_id, role_id=row.role_id,
-                                   start=row.start_date, end=row.end_date,
-                                   skills=skills.get(provider_id, empty))
+        yield rules.WorkingSegment(provider_id=provider_id, role_id=role_id, start=start,
+                                   end=end, skills=skills.get(provider_id, empty))
 
 
 def _criteria(criteria: SlotCriteria | None) -> tuple[frozenset[str] | None, Any]:
