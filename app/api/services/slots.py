@@ -77,6 +77,9 @@ from app.contract.appointments import AppointmentSlot, SlotCriteria, SlotSearch,
 MAX_WINDOW_DAYS = 62
 """Longest search window (`endDate - startDate`) accepted; beyond it the search is refused."""
 
+STREAM_BATCH = 500
+"""Rows of the ordered stream fetched at a time from PostgreSQL's server-side cursor."""
+
 FREEING_STATUSES = ("cancelled",)
 """Appointment statuses that free their time. `occurred`, `no-show` and `re-scheduled` still
 occupy it: the record keeps the provider's time as booked, and a slot must never double-book."""
@@ -567,11 +570,13 @@ def search_slots(session: Session, *, actor: Actor, body: SlotSearch, grid: int,
     possible = facts.eligible if required_ids is None else required_ids
     if facts.eligible is not None:
         parameters["candidates"] = [uuid.UUID(p) for p in facts.eligible]
-    # A server-side cursor on PostgreSQL: rows come in small batches, so that stopping early
-    # saves reading (and sorting) the window's later spans. SQLite reads rows lazily anyway.
+    # A server-side cursor on PostgreSQL: rows come in batches, so that stopping early saves
+    # reading (and sorting) the window's later spans. A batch of `STREAM_BATCH` rows: a search
+    # reads a few hundred, in one or two round trips instead of the six to eight of batches
+    # growing from one row. SQLite reads rows lazily anyway.
     # Read on the connection: rows, not ORM results, which would buffer the whole stream.
     stream = session.connection().execute(_stream_statement(shape), parameters,
-                                          execution_options={"stream_results": True})
+                                          execution_options={"yield_per": STREAM_BATCH})
     try:
         found = rules.find_slots_in_order(
             _events(chain(facts.before, stream), actor, facts.skills), facts.time_off,
