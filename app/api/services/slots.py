@@ -77,6 +77,9 @@ from app.contract.appointments import AppointmentSlot, SlotCriteria, SlotSearch,
 MAX_WINDOW_DAYS = 62
 """Longest search window (`endDate - startDate`) accepted; beyond it the search is refused."""
 
+FIRST_SPAN = timedelta(hours=6)
+"""Length of the first two spans of the stream on PostgreSQL (see `_spans`)."""
+
 STREAM_BATCH = 500
 """Rows of the ordered stream fetched at a time from PostgreSQL's server-side cursor."""
 
@@ -87,8 +90,6 @@ occupy it: the record keeps the provider's time as booked, and a slot must never
 # A full-day time off request blocks whole local days that may begin up to a day before its
 # start or end a day after its end (a day's `date` is written in UTC).
 _TIME_OFF_MARGIN = timedelta(days=1)
-
-_DAY = timedelta(days=1)
 
 
 class _unindexed(FunctionElement[Any]):
@@ -232,11 +233,11 @@ def _shape(kind: AppointmentType, required_ids: list[uuid.UUID] | None,
 
 def _spans(window: Interval[datetime]) -> dict[str, list[datetime]]:
     """The window cut into consecutive spans for a stream `in_spans`, their starts and their
-    ends: a day, a day, then each span twice the one before (2, 4, 8… days). A search that stops
-    early reads the first day or two; one that reads the whole window sorts a few spans, not
-    one per day."""
+    ends: `FIRST_SPAN`, `FIRST_SPAN` again, then each span twice the one before. Most searches
+    stop within the first hours (a few hundred rows), and a span is sorted whole before its
+    first row; one that reads the whole window sorts a few spans, not one per day."""
     starts: list[datetime] = []
-    since, length = window.start, _DAY
+    since, length = window.start, FIRST_SPAN
     while since < window.end:
         starts.append(since)
         since += length
@@ -387,7 +388,7 @@ def _stream_statement(shape: _Shape) -> Any:
     PostgreSQL (15) cannot merge the two ordered ranges of a UNION ALL whose parts join or
     filter: it sorts the whole window before the first row. With `shape.in_spans` the window is
     read a span at a time instead (`_spans`), each span's rows sorted apart (`JOIN LATERAL`, in
-    the order of `unnest`): the first rows come after the first day's sort, and the rows stay in
+    the order of `unnest`): the first rows come after the first span's sort, and the rows stay in
     start order.
     """
     text = String()
