@@ -566,7 +566,9 @@ def search_slots(session: Session, *, actor: Actor, body: SlotSearch, grid: int,
     parameters = _parameters(kind, window, required, pairs)
     if shape.in_spans:
         parameters.update(_spans(window))
-    facts = _facts(session.execute(_facts_statement(shape), parameters), zone,
+    # Rows, not ORM results, fetched all at once: one call to the driver instead of one a row.
+    connection = session.connection()
+    facts = _facts(connection.execute(_facts_statement(shape), parameters).all(), zone,
                    role_limited=shape.role_limited and not shape.provider_limited)
     possible = facts.eligible if required_ids is None else required_ids
     if facts.eligible is not None:
@@ -576,8 +578,8 @@ def search_slots(session: Session, *, actor: Actor, body: SlotSearch, grid: int,
     # reads a few hundred, in one or two round trips instead of the six to eight of batches
     # growing from one row. SQLite reads rows lazily anyway.
     # Read on the connection: rows, not ORM results, which would buffer the whole stream.
-    stream = session.connection().execute(_stream_statement(shape), parameters,
-                                          execution_options={"yield_per": STREAM_BATCH})
+    stream = connection.execute(_stream_statement(shape), parameters,
+                                execution_options={"yield_per": STREAM_BATCH})
     try:
         found = rules.find_slots_in_order(
             _events(chain(facts.before, stream), actor, facts.skills), facts.time_off,
