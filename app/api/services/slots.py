@@ -204,12 +204,19 @@ def _begun_before(start: Any, end: Any, since: str) -> list[ColumnElement[bool]]
     return [start >= _param(since, UtcDateTime()), start < _WINDOW_START, end > _WINDOW_START]
 
 
-def _segments(filters: list[ColumnElement[bool]]) -> Select[Any]:
+def _segments(filters: list[ColumnElement[bool]], until: Any) -> Select[Any]:
+    """Segments with their shift and provider. A segment lies inside its shift, which lasts at
+    most `LONGEST_SHIFT`: for segments starting from the earliest begun before the window until
+    `until`, only the shifts starting from `shifts_since` until `until` can hold them. Bounding
+    the shifts read keeps the join from reading the whole history of shifts, however long (a
+    condition that no SQLite index serves: its plans stay as they are)."""
     return (select(Shift.provider_id)
             .select_from(ShiftSegment)
             .join(Shift, Shift.id == ShiftSegment.shift_id)
             .join(Provider, Provider.id == Shift.provider_id)
-            .where(*filters))
+            .where(*filters,
+                   _unindexed(Shift.start_date) >= _param("shifts_since", UtcDateTime()),
+                   _unindexed(Shift.start_date) < until))
 
 
 def _equal_conditions(requirement: Any) -> Iterator[tuple[str, str]]:
@@ -254,6 +261,7 @@ def _parameters(kind: AppointmentType, window: Interval[datetime],
         "window_start": window.start, "window_end": window.end,
         "appointments_since": window.start - LONGEST_APPOINTMENT,
         "segments_since": window.start - LONGEST_SHIFT,
+        "shifts_since": window.start - 2 * LONGEST_SHIFT,
         "time_off_since": window.start - _TIME_OFF_MARGIN,
         "time_off_until": window.end + _TIME_OFF_MARGIN,
         "roles": _uuids(kind.allowed_roles or []), "providers": required_ids or [],
@@ -274,7 +282,7 @@ def _candidates(shape: _Shape) -> Any:
     several parts, PostgreSQL works it out once."""
     if not shape.role_limited or shape.provider_limited:
         return None
-    return (_segments(_segment_filters(shape))
+    return (_segments(_segment_filters(shape), _WINDOW_END)
             .where(ShiftSegment.start_date >= _param("segments_since", UtcDateTime()),
                    ShiftSegment.start_date < _WINDOW_END,
                    or_(ShiftSegment.start_date >= _WINDOW_START,
@@ -325,7 +333,8 @@ def _facts_statement(shape: _Shape) -> Any:
         end=Appointment.end_date,
     )).where(live, *_begun_before(Appointment.start_date, Appointment.end_date,
                                   "appointments_since"))
-    segments_before = _segments(_segment_filters(shape, ordered=True)).with_only_columns(*row(
+    segments_before = _segments(_segment_filters(shape, ordered=True),
+                                _WINDOW_START).with_only_columns(*row(
         "segment", Shift.provider_id, start=ShiftSegment.start_date, end=ShiftSegment.end_date,
         team=Provider.team_id, role=ShiftSegment.role_id,
     )).where(*_begun_before(ShiftSegment.start_date, ShiftSegment.end_date, "segments_since"))
@@ -400,7 +409,7 @@ def _stream_statement(shape: _Shape) -> Any:
         since, until = spans.c.since, spans.c.until
     else:
         since, until = _WINDOW_START, _WINDOW_END
-    segments = _segments(_segment_filters(shape, ordered=True)).with_only_columns(
+    segments = _segments(_segment_filters(shape, ordered=True), until).with_only_columns(
         literal("segment", text).label("kind"), wire_id(Shift.provider_id).label("provider_id"),
         wire_id(Provider.team_id).label("team_id"), wire_id(ShiftSegment.role_id).label("role_id"),
         ShiftSegment.start_date.label("start_date"),
