@@ -6,8 +6,9 @@ before the window and still running (looked for only as far back as the longest 
 appointment lasts: `LONGEST_SHIFT`, `LONGEST_APPOINTMENT`), approved time off with its days, only
 the skill, enrollment and licensed-region rows the type's and the request's conditions name, and,
 for a type limited to some roles, which providers have a candidate segment at all; (3) one
-UNION ALL of candidate working segments and live appointments in the window ordered by start
-(on PostgreSQL a span of days at a time, see `_stream_statement`), which
+UNION ALL of candidate working segments and live appointments (for such a type, those of the
+providers (2) found, bound as a list) in the window ordered by start
+(on PostgreSQL a span of hours at a time, see `_stream_statement`), which
 `app.api.domain.slots.find_slots_in_order` reads only as far as a slot there could still make
 the top `limit` (then the statement is closed). The number of statements never depends on
 the window or the data, and the result is exactly `find_slots`'s. The rules themselves live in
@@ -157,7 +158,7 @@ class _Shape:
     skill_pairs: int  # how many (skill, value) pairs the conditions name
     enrollments: bool  # an `enrollment` condition: read enrollment names
     regions: bool  # a `licensed_region` condition: read licensed regions
-    in_spans: bool  # PostgreSQL: the stream reads the window a span of days at a time
+    in_spans: bool  # PostgreSQL: the stream reads the window a span of hours at a time
 
 
 def _param(name: str, kind: Any, *, expanding: bool = False) -> Any:
