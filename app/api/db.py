@@ -54,7 +54,14 @@ class UtcDateTime(TypeDecorator[datetime]):
 
     def result_processor(self, dialect: Any, coltype: Any) -> Any:
         if dialect.name != "sqlite":
-            return super().result_processor(dialect, coltype)
+            # The sessions' time zone is UTC (`make_engine`): the driver's values are already
+            # tagged `UTC` and pass as they are, without a conversion each.
+            def passed(value: datetime | None) -> datetime | None:
+                if value is None or value.tzinfo is UTC:
+                    return value
+                return self.process_result_value(value, dialect)
+
+            return passed
         # SQLite hands back the stored UTC text (`YYYY-MM-DD hh:mm:ss.ffffff`): one parse in C
         # with the offset attached costs a third of the generic parse, call and `replace`.
         def process(value: str | None) -> datetime | None:
@@ -122,6 +129,14 @@ def make_engine(url: str, *, ping_after_idle: float = PING_AFTER_IDLE) -> Engine
 
         return engine
     engine = create_engine(url, pool_size=10, max_overflow=20)
+
+    @event.listens_for(engine, "connect")
+    def _utc_session(dbapi_connection: Any, _record: Any) -> None:
+        # Instants then come back tagged `UTC` itself, whatever the server's default zone
+        # (e.g. `Etc/UTC`, which the driver tags with a ZoneInfo that needs converting).
+        dbapi_connection.execute("SET TIME ZONE 'UTC'")
+        dbapi_connection.commit()
+
     _ping_when_idle(engine, ping_after_idle)
     return engine
 

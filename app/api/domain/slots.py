@@ -455,8 +455,10 @@ def find_slots_in_order(
             continue
         if not (event.start < event.end and eligible(event, requirements)):
             continue
-        inside = clip([Interval(event.start, event.end)], window)
-        if not inside:
+        # The part inside the window (`clip` of one interval, without building any).
+        inside_start = window.start if event.start < window.start else event.start
+        inside_end = window.end if window.end < event.end else event.end
+        if not inside_start < inside_end:
             continue
         provider_id = event.provider_id
         if provider_id not in bases:
@@ -465,8 +467,7 @@ def find_slots_in_order(
             if others is None and provider_id not in known:
                 known.add(provider_id)
                 heapq.heappush(candidates, (-ceiling(provider_id), provider_id))
-        pending.append(_Pending(event, _next_on_grid(inside[0].start, grid, zone),
-                                inside[0].end))
+        pending.append(_Pending(event, _next_on_grid(inside_start, grid, zone), inside_end))
     else:
         catch_up(window.end)
 

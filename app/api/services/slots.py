@@ -6,8 +6,9 @@ before the window and still running (looked for only as far back as the longest 
 appointment lasts: `LONGEST_SHIFT`, `LONGEST_APPOINTMENT`), approved time off with its days, only
 the skill, enrollment and licensed-region rows the type's and the request's conditions name, and,
 for a type limited to some roles, which providers have a candidate segment at all; (3) one
-UNION ALL of candidate working segments and live appointments in the window ordered by start
-(on PostgreSQL a span of days at a time, see `_stream_statement`), which
+UNION ALL of candidate working segments and live appointments (for such a type, those of the
+providers (2) found, bound as a list) in the window ordered by start
+(on PostgreSQL a span of hours at a time, see `_stream_statement`), which
 `app.api.domain.slots.find_slots_in_order` reads only as far as a slot there could still make
 the top `limit` (then the statement is closed). The number of statements never depends on
 the window or the data, and the result is exactly `find_slots`'s. The rules themselves live in
@@ -23,6 +24,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from functools import lru_cache
 from itertools import chain
+from operator import itemgetter
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -76,6 +78,12 @@ from app.contract.appointments import AppointmentSlot, SlotCriteria, SlotSearch,
 MAX_WINDOW_DAYS = 62
 """Longest search window (`endDate - startDate`) accepted; beyond it the search is refused."""
 
+FIRST_SPAN = timedelta(hours=6)
+"""Length of the first two spans of the stream on PostgreSQL (see `_spans`)."""
+
+STREAM_BATCH = 500
+"""Rows of the ordered stream fetched at a time from PostgreSQL's server-side cursor."""
+
 FREEING_STATUSES = ("cancelled",)
 """Appointment statuses that free their time. `occurred`, `no-show` and `re-scheduled` still
 occupy it: the record keeps the provider's time as booked, and a slot must never double-book."""
@@ -83,8 +91,6 @@ occupy it: the record keeps the provider's time as booked, and a slot must never
 # A full-day time off request blocks whole local days that may begin up to a day before its
 # start or end a day after its end (a day's `date` is written in UTC).
 _TIME_OFF_MARGIN = timedelta(days=1)
-
-_DAY = timedelta(days=1)
 
 
 class _unindexed(FunctionElement[Any]):
@@ -152,7 +158,7 @@ class _Shape:
     skill_pairs: int  # how many (skill, value) pairs the conditions name
     enrollments: bool  # an `enrollment` condition: read enrollment names
     regions: bool  # a `licensed_region` condition: read licensed regions
-    in_spans: bool  # PostgreSQL: the stream reads the window a span of days at a time
+    in_spans: bool  # PostgreSQL: the stream reads the window a span of hours at a time
 
 
 def _param(name: str, kind: Any, *, expanding: bool = False) -> Any:
@@ -199,12 +205,19 @@ def _begun_before(start: Any, end: Any, since: str) -> list[ColumnElement[bool]]
     return [start >= _param(since, UtcDateTime()), start < _WINDOW_START, end > _WINDOW_START]
 
 
-def _segments(filters: list[ColumnElement[bool]]) -> Select[Any]:
+def _segments(filters: list[ColumnElement[bool]], until: Any) -> Select[Any]:
+    """Segments with their shift and provider. A segment lies inside its shift, which lasts at
+    most `LONGEST_SHIFT`: for segments starting from the earliest begun before the window until
+    `until`, only the shifts starting from `shifts_since` until `until` can hold them. Bounding
+    the shifts read keeps the join from reading the whole history of shifts, however long (a
+    condition that no SQLite index serves: its plans stay as they are)."""
     return (select(Shift.provider_id)
             .select_from(ShiftSegment)
             .join(Shift, Shift.id == ShiftSegment.shift_id)
             .join(Provider, Provider.id == Shift.provider_id)
-            .where(*filters))
+            .where(*filters,
+                   _unindexed(Shift.start_date) >= _param("shifts_since", UtcDateTime()),
+                   _unindexed(Shift.start_date) < until))
 
 
 def _equal_conditions(requirement: Any) -> Iterator[tuple[str, str]]:
@@ -228,11 +241,11 @@ def _shape(kind: AppointmentType, required_ids: list[uuid.UUID] | None,
 
 def _spans(window: Interval[datetime]) -> dict[str, list[datetime]]:
     """The window cut into consecutive spans for a stream `in_spans`, their starts and their
-    ends: a day, a day, then each span twice the one before (2, 4, 8… days). A search that stops
-    early reads the first day or two; one that reads the whole window sorts a few spans, not
-    one per day."""
+    ends: `FIRST_SPAN`, `FIRST_SPAN` again, then each span twice the one before. Most searches
+    stop within the first hours (a few hundred rows), and a span is sorted whole before its
+    first row; one that reads the whole window sorts a few spans, not one per day."""
     starts: list[datetime] = []
-    since, length = window.start, _DAY
+    since, length = window.start, FIRST_SPAN
     while since < window.end:
         starts.append(since)
         since += length
@@ -249,6 +262,7 @@ def _parameters(kind: AppointmentType, window: Interval[datetime],
         "window_start": window.start, "window_end": window.end,
         "appointments_since": window.start - LONGEST_APPOINTMENT,
         "segments_since": window.start - LONGEST_SHIFT,
+        "shifts_since": window.start - 2 * LONGEST_SHIFT,
         "time_off_since": window.start - _TIME_OFF_MARGIN,
         "time_off_until": window.end + _TIME_OFF_MARGIN,
         "roles": _uuids(kind.allowed_roles or []), "providers": required_ids or [],
@@ -261,15 +275,20 @@ def _parameters(kind: AppointmentType, window: Interval[datetime],
 
 def _candidates(shape: _Shape) -> Any:
     """For a type limited to some roles (and not to named providers), the providers who may
-    get a slot: those with a candidate segment starting from the earliest one begun before the
-    window until its end (a superset of the eligible); else None. The per-provider facts and
-    the appointments of the stream are read for them alone: without it both read the whole
-    organisation, and the search would grow with it rather than with the roles it serves."""
+    get a slot, as a common table expression of the facts statement: those with a candidate
+    segment starting in the window or begun before it and still running (the eligible); else
+    None. The per-provider facts are read for them alone, and the stream's appointments for the
+    ones the facts answer (bound as `candidates`): without it both read the whole organisation,
+    and the search would grow with it rather than with the roles it serves. Referred to by
+    several parts, PostgreSQL works it out once."""
     if not shape.role_limited or shape.provider_limited:
         return None
-    return (_segments(_segment_filters(shape))
+    return (_segments(_segment_filters(shape), _WINDOW_END)
             .where(ShiftSegment.start_date >= _param("segments_since", UtcDateTime()),
-                   ShiftSegment.start_date < _WINDOW_END))
+                   ShiftSegment.start_date < _WINDOW_END,
+                   or_(ShiftSegment.start_date >= _WINDOW_START,
+                       ShiftSegment.end_date > _WINDOW_START))
+            .distinct().cte("candidates"))
 
 
 # Both statements are built once per shape and kept: building one and deriving its cache key
@@ -315,7 +334,8 @@ def _facts_statement(shape: _Shape) -> Any:
         end=Appointment.end_date,
     )).where(live, *_begun_before(Appointment.start_date, Appointment.end_date,
                                   "appointments_since"))
-    segments_before = _segments(_segment_filters(shape, ordered=True)).with_only_columns(*row(
+    segments_before = _segments(_segment_filters(shape, ordered=True),
+                                _WINDOW_START).with_only_columns(*row(
         "segment", Shift.provider_id, start=ShiftSegment.start_date, end=ShiftSegment.end_date,
         team=Provider.team_id, role=ShiftSegment.role_id,
     )).where(*_begun_before(ShiftSegment.start_date, ShiftSegment.end_date, "segments_since"))
@@ -339,7 +359,8 @@ def _facts_statement(shape: _Shape) -> Any:
     candidates = _candidates(shape)
 
     def limited(part: Any, provider_id: Any) -> Any:
-        return part if candidates is None else part.where(provider_id.in_(candidates))
+        return (part if candidates is None
+                else part.where(provider_id.in_(select(candidates.c.provider_id))))
 
     loads = limited(loads, Appointment.provider_id)
     time_off = limited(time_off, TimeOffRequest.provider_id)
@@ -363,14 +384,8 @@ def _facts_statement(shape: _Shape) -> Any:
         parts.append(limited(select(*row("regions", Provider.id,
                                          regions=Provider.licensed_regions))
                              .where(Provider.status == "active"), Provider.id))
-    if shape.role_limited and not shape.provider_limited:
-        # Providers with a candidate segment starting in the window: the allowed roles' ranges
-        # of the role index, which holds every segment column the filters read; those begun
-        # before come with their rows.
-        eligible = (_segments(_segment_filters(shape))
-                    .where(*_inside(ShiftSegment.start_date))
-                    .distinct().subquery())
-        parts.append(select(*row("eligible", eligible.c.provider_id)))
+    if candidates is not None:
+        parts.append(select(*row("eligible", candidates.c.provider_id)))
     return union_all(*parts)
 
 
@@ -383,7 +398,7 @@ def _stream_statement(shape: _Shape) -> Any:
     PostgreSQL (15) cannot merge the two ordered ranges of a UNION ALL whose parts join or
     filter: it sorts the whole window before the first row. With `shape.in_spans` the window is
     read a span at a time instead (`_spans`), each span's rows sorted apart (`JOIN LATERAL`, in
-    the order of `unnest`): the first rows come after the first day's sort, and the rows stay in
+    the order of `unnest`): the first rows come after the first span's sort, and the rows stay in
     start order.
     """
     text = String()
@@ -395,7 +410,7 @@ def _stream_statement(shape: _Shape) -> Any:
         since, until = spans.c.since, spans.c.until
     else:
         since, until = _WINDOW_START, _WINDOW_END
-    segments = _segments(_segment_filters(shape, ordered=True)).with_only_columns(
+    segments = _segments(_segment_filters(shape, ordered=True), until).with_only_columns(
         literal("segment", text).label("kind"), wire_id(Shift.provider_id).label("provider_id"),
         wire_id(Provider.team_id).label("team_id"), wire_id(ShiftSegment.role_id).label("role_id"),
         ShiftSegment.start_date.label("start_date"),
@@ -409,9 +424,9 @@ def _stream_statement(shape: _Shape) -> Any:
             *_inside(Appointment.start_date, since, until))
     if shape.provider_limited:
         appointments = appointments.where(among(Appointment.provider_id, "providers"))
-    candidates = _candidates(shape)
-    if candidates is not None:
-        appointments = appointments.where(Appointment.provider_id.in_(candidates))
+    if shape.role_limited and not shape.provider_limited:
+        # The facts' eligible providers: the appointments of anyone else cannot touch a slot.
+        appointments = appointments.where(among(Appointment.provider_id, "candidates"))
     if not shape.in_spans:
         compound = union_all(segments, appointments)
         return compound.order_by(compound.selected_columns.start_date)
@@ -426,7 +441,9 @@ class _Facts:
     time_off: list[rules.Busy] = field(default_factory=list)
     skills: dict[str, rules.SkillSet] = field(default_factory=dict)
     eligible: set[str] | None = None
-    before: list[Any] = field(default_factory=list)  # stream rows begun before the window
+    # Rows begun before the window, in the stream's shape (kind, provider, team, role,
+    # start, end).
+    before: list[tuple[Any, ...]] = field(default_factory=list)
 
 
 def _facts(rows: Iterable[Any], zone: ZoneInfo, *, role_limited: bool) -> _Facts:
@@ -436,35 +453,39 @@ def _facts(rows: Iterable[Any], zone: ZoneInfo, *, role_limited: bool) -> _Facts
     pairs: dict[str, list[tuple[str, str]]] = defaultdict(list)
     regions: dict[str, list[str]] = {}
     requests: dict[Any, tuple[Any, list[datetime]]] = {}
-    for row in rows:
-        kind = row.kind
+    eligible = facts.eligible
+    before = facts.before
+    # Rows are unpacked rather than read by name: a search reads hundreds of them. A row begun
+    # before the window is kept in the stream's shape (`_stream_statement`'s columns).
+    for (kind, provider_id, count, start, end, team_id, role_id, is_full_day, day, request_id,
+         skill, value, provider_regions) in rows:
         if kind == "load":
-            loads[row.provider_id] = loads.get(row.provider_id, 0) + int(row.count)
+            loads[provider_id] = loads.get(provider_id, 0) + int(count)
         elif kind == "appointment":
-            loads[row.provider_id] = loads.get(row.provider_id, 0) + 1
-            facts.before.append(row)
+            loads[provider_id] = loads.get(provider_id, 0) + 1
+            before.append((kind, provider_id, None, None, start, end))
         elif kind == "segment":
-            facts.before.append(row)
-            if facts.eligible is not None:
-                facts.eligible.add(row.provider_id)
+            before.append((kind, provider_id, team_id, role_id, start, end))
+            if eligible is not None:
+                eligible.add(provider_id)
         elif kind == "time_off":
-            _, days = requests.setdefault(row.request_id, (row, []))
-            if row.day is not None:
-                days.append(row.day)
+            _, days = requests.setdefault(request_id, ((provider_id, start, end, is_full_day),
+                                                       []))
+            if day is not None:
+                days.append(day)
         elif kind == "skill":
-            pairs[row.provider_id].append((row.skill, row.value))
+            pairs[provider_id].append((skill, value))
         elif kind == "regions":
-            regions[row.provider_id] = list(row.regions or [])
-        elif facts.eligible is not None:
-            facts.eligible.add(row.provider_id)
-    for row, days in requests.values():
-        for block in rules.time_off_block(row.start_date, row.end_date,
-                                          is_full_day=row.is_full_day, days=days, zone=zone):
-            facts.time_off.append(rules.Busy(row.provider_id, block.start, block.end,
-                                             "time_off"))
+            regions[provider_id] = list(provider_regions or [])
+        elif eligible is not None:
+            eligible.add(provider_id)
+    for (provider_id, start, end, is_full_day), days in requests.values():
+        for block in rules.time_off_block(start, end, is_full_day=is_full_day, days=days,
+                                          zone=zone):
+            facts.time_off.append(rules.Busy(provider_id, block.start, block.end, "time_off"))
     facts.skills = {p: rules.skill_set(pairs.get(p, ()), licensed_regions=regions.get(p, ()))
                     for p in pairs.keys() | regions.keys()}
-    facts.before.sort(key=lambda r: r.start_date)
+    before.sort(key=itemgetter(4))
     return facts
 
 
@@ -496,25 +517,23 @@ def _events(rows: Iterable[Any], actor: Actor, skills: Mapping[str, rules.SkillS
     bookable: dict[str, bool] | None = None if _books_for_anyone(actor) else {}
     empty: rules.SkillSet = frozenset()
     reached: datetime | None = None
-    for row in rows:
-        if reached is not None and row.start_date < reached:
+    for kind, provider_id, team_id, role_id, start, end in rows:
+        if reached is not None and start < reached:
             raise RuntimeError("slot search stream out of start order")
-        reached = row.start_date
-        provider_id = row.provider_id
-        if row.kind == "appointment":
-            yield rules.Busy(provider_id, row.start_date, row.end_date)
+        reached = start
+        if kind == "appointment":
+            yield rules.Busy(provider_id, start, end)
             continue
         if bookable is not None:
             allowed = bookable.get(provider_id)
             if allowed is None:
                 allowed = bookable[provider_id] = actor.can("create", "Appointment", {
-                    "providerId": provider_id, "status": "upcoming", "teamId": row.team_id,
+                    "providerId": provider_id, "status": "upcoming", "teamId": team_id,
                 })
             if not allowed:
                 continue
-        yield rules.WorkingSegment(provider_id=provider_id, role_id=row.role_id,
-                                   start=row.start_date, end=row.end_date,
-                                   skills=skills.get(provider_id, empty))
+        yield rules.WorkingSegment(provider_id=provider_id, role_id=role_id, start=start,
+                                   end=end, skills=skills.get(provider_id, empty))
 
 
 def _criteria(criteria: SlotCriteria | None) -> tuple[frozenset[str] | None, Any]:
@@ -557,14 +576,20 @@ def search_slots(session: Session, *, actor: Actor, body: SlotSearch, grid: int,
     parameters = _parameters(kind, window, required, pairs)
     if shape.in_spans:
         parameters.update(_spans(window))
-    facts = _facts(session.execute(_facts_statement(shape), parameters), zone,
+    # Rows, not ORM results, fetched all at once: one call to the driver instead of one a row.
+    connection = session.connection()
+    facts = _facts(connection.execute(_facts_statement(shape), parameters).all(), zone,
                    role_limited=shape.role_limited and not shape.provider_limited)
     possible = facts.eligible if required_ids is None else required_ids
-    # A server-side cursor on PostgreSQL: rows come in small batches, so that stopping early
-    # saves reading (and sorting) the window's later spans. SQLite reads rows lazily anyway.
+    if facts.eligible is not None:
+        parameters["candidates"] = [uuid.UUID(p) for p in facts.eligible]
+    # A server-side cursor on PostgreSQL: rows come in batches, so that stopping early saves
+    # reading (and sorting) the window's later spans. A batch of `STREAM_BATCH` rows: a search
+    # reads a few hundred, in one or two round trips instead of the six to eight of batches
+    # growing from one row. SQLite reads rows lazily anyway.
     # Read on the connection: rows, not ORM results, which would buffer the whole stream.
-    stream = session.connection().execute(_stream_statement(shape), parameters,
-                                          execution_options={"stream_results": True})
+    stream = connection.execute(_stream_statement(shape), parameters,
+                                execution_options={"yield_per": STREAM_BATCH})
     try:
         found = rules.find_slots_in_order(
             _events(chain(facts.before, stream), actor, facts.skills), facts.time_off,
