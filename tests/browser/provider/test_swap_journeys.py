@@ -77,10 +77,21 @@ def test_offer_apply_with_exchange_accept_and_approve(site, tab, no_js_tab, java
         "waits for a manager's approval")
     browse.sign_out()
 
-    browse.sign_in("manager@example.com", start="/manage/swaps")
+    # The manager's week: the listed shift on the lister's row.
+    day = start.astimezone(ZONE).date()
+    week = f"/manage/schedule?view=week&week={day - timedelta(days=day.weekday())}"
+    browse.sign_in("manager@example.com", start=week)
+    expect(page.locator(f"#shift-{listed}").locator("xpath=ancestor::tr")).to_contain_text(
+        "Swap Lister")
+
+    browse.goto("/manage/swaps")
     card = page.get_by_role("listitem").filter(has_text="Swap Lister")
     browse.click(card.get_by_role("button", name="Approve"))
     expect(page.get_by_role("status")).to_contain_text("Approved. Both schedules show the swap.")
+    # The team's schedule follows: the listed shift on its new holder's row.
+    browse.goto(week)
+    expect(page.locator(f"#shift-{listed}").locator("xpath=ancestor::tr")).to_contain_text(
+        "Swap Taker")
     browse.sign_out()
 
     for person, gained, lost in ((lister, offered, listed), (taker, listed, offered)):
