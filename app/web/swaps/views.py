@@ -17,6 +17,7 @@ Must not import `app.api`; it reaches the API only through `app.client`.
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, time, timedelta
 from typing import Any
@@ -240,23 +241,32 @@ def confirm_withdraw_listing(listing_id: uuid.UUID) -> Response:
                   version=listing.version)
 
 
-@bp.post("/swaps/listings/<uuid:listing_id>/withdraw")
-def withdraw_listing(listing_id: uuid.UUID) -> Response:
-    """Withdraw an offer (its applications close)."""
+def _withdraw(record_id: uuid.UUID, send: Callable[[ApiClient, int | None], object],
+              done: str) -> Response:
+    """Withdraw an offer or an application with the version the confirmation page showed; a
+    refusal (changed meanwhile, no longer yours) shows beside its record."""
     client = api()
     form = DecisionForm(request.form)
     try:
-        body = ShiftSwapListingUpdate(status="withdrawn", **(
-            {"version": form.version.data} if form.version.data is not None else {}))
-        client.update_swap_listing(listing_id, body)
+        send(client, form.version.data)
     except ApiProblem as problem:
         if problem.status not in (403, 409, 422):
             raise
         page = _load(client)
-        page.refusals[listing_id] = problem.detail or problem.title
+        page.refusals[record_id] = problem.detail or problem.title
         return _page(page, status=422)
-    flash("Your offer is withdrawn; its applications are closed.", "success")
+    flash(done, "success")
     return see_other(url_for("swaps.index"))
+
+
+@bp.post("/swaps/listings/<uuid:listing_id>/withdraw")
+def withdraw_listing(listing_id: uuid.UUID) -> Response:
+    """Withdraw an offer (its applications close)."""
+    def send(client: ApiClient, version: int | None) -> object:
+        return client.update_swap_listing(listing_id, ShiftSwapListingUpdate(
+            status="withdrawn", **({"version": version} if version is not None else {})))
+
+    return _withdraw(listing_id, send, "Your offer is withdrawn; its applications are closed.")
 
 
 @bp.get("/swaps/applications/<uuid:application_id>/withdraw")
@@ -273,18 +283,8 @@ def confirm_withdraw_application(application_id: uuid.UUID) -> Response:
 @bp.post("/swaps/applications/<uuid:application_id>/withdraw")
 def withdraw_application(application_id: uuid.UUID) -> Response:
     """Withdraw my application."""
-    client = api()
-    form = DecisionForm(request.form)
-    try:
-        client.withdraw_swap_application(application_id, version=form.version.data)
-    except ApiProblem as problem:
-        if problem.status not in (403, 409, 422):
-            raise
-        page = _load(client)
-        page.refusals[application_id] = problem.detail or problem.title
-        return _page(page, status=422)
-    flash("Your application is withdrawn.", "success")
-    return see_other(url_for("swaps.index"))
+    return _withdraw(application_id, lambda client, version: client.withdraw_swap_application(
+        application_id, version=version), "Your application is withdrawn.")
 
 
 # -- managers ------------------------------------------------------------------------------------

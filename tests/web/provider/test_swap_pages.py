@@ -147,3 +147,23 @@ def test_withdrawing_an_offer_asks_first(pweb):
     stale = _post(pweb, f"/swaps/listings/{uuid.uuid4()}/withdraw")
     assert stale.status_code == 303
     assert "does not exist" in _text(pweb.client.get("/swaps"))
+
+
+def test_withdrawing_an_application_asks_first_and_a_stale_version_is_said(pweb):
+    lister, taker = fresh_provider(pweb), fresh_provider(pweb)
+    listing = _offer(pweb, lister, _shift(pweb, lister, 5))
+    pweb.sign_in(taker)
+    assert _post(pweb, f"/swaps/listings/{listing}/apply", **{
+        f"apply-{listing}-listing_id": listing}).status_code == 303
+    found = re.search(r'href="/swaps/applications/([0-9a-f-]{36})/withdraw"',
+                      _text(pweb.client.get("/swaps")))
+    assert found is not None
+    application = found.group(1)
+    assert "Withdraw your application?" in _text(
+        pweb.client.get(f"/swaps/applications/{application}/withdraw"))
+    stale = _post(pweb, f"/swaps/applications/{application}/withdraw", version="7")
+    assert stale.status_code == 422
+    assert 'role="alert"' in _text(stale)
+    assert _post(pweb, f"/swaps/applications/{application}/withdraw",
+                 version="1").status_code == 303
+    assert "Your application is withdrawn." in _text(pweb.client.get("/swaps"))
