@@ -4,13 +4,15 @@ Pages link `styles_url()`, an address carrying the digest of the joined text, se
 `styles` endpoint with a year's caching: a browser fetches one stylesheet once per release
 instead of nine on every first visit, and compressed whole it is smaller than the nine apart
 (each file's compression starts from nothing). In debug mode the files are read again when one
-changes, so an edited stylesheet shows on the next reload. The sign-in provider's pages and the
+changes, so an edited stylesheet shows on the next reload. The files' comments are left out
+(each file's name heads its part). The sign-in provider's pages and the
 error catalogue keep their own small stylesheets.
 """
 
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -46,9 +48,18 @@ class Bundle:
     stamps: tuple[float, ...]
 
 
+_STRING_OR_COMMENT = re.compile(r"""("(?:\\.|[^"\\])*"|'(?:\\.|[^'\\])*')|/\*.*?\*/""", re.S)
+
+
+def without_comments(css: str) -> str:
+    """`css` without its comments (strings, which may hold `/*`, kept as they are): the
+    files' notes are for their readers, and a phone need not download them."""
+    return _STRING_OR_COMMENT.sub(lambda found: found.group(1) or "", css)
+
+
 def _read(folder: Path) -> Bundle:
     files = [folder / name for name in STYLESHEETS]
-    body = b"\n".join(f"/* {name} */\n".encode() + path.read_bytes()
+    body = b"\n".join(f"/* {name} */\n{without_comments(path.read_text())}".encode()
                       for name, path in zip(STYLESHEETS, files, strict=True))
     return Bundle(body, hashlib.sha256(body).hexdigest()[:16],
                   tuple(path.stat().st_mtime for path in files))

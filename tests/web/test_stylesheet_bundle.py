@@ -9,7 +9,7 @@ from pathlib import Path
 
 import brotli
 
-from app.web.assets import STYLESHEETS
+from app.web.assets import STYLESHEETS, without_comments
 
 STATIC = Path(__file__).resolve().parents[2] / "app" / "static"
 _LINK = re.compile(r'<link rel="stylesheet" href="([^"]+)"')
@@ -28,9 +28,15 @@ def test_a_page_links_one_stylesheet_holding_every_file_in_order(web):
     assert response.status_code == 200
     assert response.mimetype == "text/css"
     assert response.headers["Cache-Control"] == "public, max-age=31536000, immutable"
-    body = response.get_data()
-    where = [body.index((STATIC / name).read_bytes()) for name in STYLESHEETS]
+    body = response.get_data(as_text=True)
+    where = [body.index(without_comments((STATIC / name).read_text())) for name in STYLESHEETS]
     assert where == sorted(where)  # the cascade order of the files is kept
+    assert "/* The " not in body  # the files' notes to their readers are left out
+
+
+def test_leaving_out_comments_keeps_strings_that_look_like_them():
+    css = 'a { content: "/* kept */"; } /* dropped\n  over lines */ b { x: url(\'/*.png\'); }'
+    assert without_comments(css) == 'a { content: "/* kept */"; }  b { x: url(\'/*.png\'); }'
 
 
 def test_the_bundle_needs_no_session_and_is_the_same_for_everyone(web):
