@@ -313,6 +313,10 @@ def test_each_trade_check_refuses_with_its_code(fresh_api, refusal):
         body["offeredShiftId"] = offered
     problem = _problem(fresh_api.post(APPLICATIONS, user=applicant, json=body), 409, refusal)
     assert problem["detail"]
+    if refusal == "shift-swap-max-weekly-hours":
+        # By hand: the listed shift's 12 hours less its 30-minute unpaid break; the nurse works
+        # nothing else that week, against the limit of 10.
+        assert (problem["scheduledHours"], problem["maxWeeklyHours"]) == (11.5, 10.0)
     assert _ok(fresh_api.get(APPLICATIONS, user=applicant, query_string={
         "listingId": listing["id"]}))["items"] == []
 
