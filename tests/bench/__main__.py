@@ -2,8 +2,9 @@
 
 Prints, each next to its target:
 - slot search p50/p95 over 14-day windows on a 2000-provider organisation (target p50 < 50 ms);
-- requests per second of GET /v1/shifts and GET /v1/appointments under gunicorn (2 workers)
-  next to a bare Flask JSON endpoint on the same gunicorn, as a ratio (target ≥ 0.5);
+- requests per second of GET /v1/shifts and GET /v1/appointments under gunicorn as deployed
+  (`app.gunicorn_conf`: 2 processes of 8 threads, keep-alive) next to a bare Flask JSON
+  endpoint on the same gunicorn, as a ratio (target ≥ 0.5);
 - the time to compute a two-week timesheet for a whole team of 500 providers (target < 1 s),
   without a work rule and under daily, weekly and rounding rules (their ratio: target <= 1.2),
   the median of several runs, and the first run apart;
@@ -317,13 +318,14 @@ def bench_throughput(env: dict[str, str], seconds: float) -> None:
 def throughput_rates(env: dict[str, str], seconds: float, paths: list[str],
                      ) -> tuple[dict[str, float], int]:
     """Requests per second of each of `paths` (as the admin) and of the bare endpoint
-    (`/bench/bare`) on one gunicorn of 2 workers, and the number of slices they took turns in.
+    (`/bench/bare`) on one gunicorn with the deployed settings (`app.gunicorn_conf`, 2 worker
+    processes), and the number of slices they took turns in.
     """
     port = _free_port()
     server = subprocess.Popen(
-        [sys.executable, "-m", "gunicorn", "--workers", "2", "--bind", f"127.0.0.1:{port}",
+        [sys.executable, "-m", "gunicorn", "-c", "python:app.gunicorn_conf",
          "--log-level", "warning", "tests.bench.wsgi:app"],
-        env=env, cwd=ROOT,
+        env={**env, "GUNICORN_BIND": f"127.0.0.1:{port}", "WEB_CONCURRENCY": "2"}, cwd=ROOT,
     )
     base = f"http://127.0.0.1:{port}"
     try:

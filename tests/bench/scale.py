@@ -7,7 +7,7 @@ builder's multi-row inserts), and prints one table:
 - a 60-person team's two-week timesheet, every page, the median of `--timesheet-runs` runs
   (in-process; the team made of exactly 60 providers, `_bench_team`);
 - `GET /v1/shifts?pageSize=20` throughput as a ratio to a bare Flask endpoint on the same
-  gunicorn of 2 workers (`throughput_rates`, taking turns in slices);
+  gunicorn as deployed, 2 worker processes (`throughput_rates`, taking turns in slices);
 - the coverage of a 60-provider team's fortnight (14 days at 60 minutes; the organisation's
   first team made that size, `tests.bench.coverage._team_of`), p50 of `--coverage-runs`.
 
