@@ -62,6 +62,14 @@ M = TypeVar("M", bound=BaseModel)
 DEFAULT_TIMEOUT = httpx.Timeout(10.0, connect=3.0)
 READ_RETRIES = 2
 _IDEMPOTENT = frozenset({"GET", "HEAD", "OPTIONS"})
+KEEPALIVE_SECONDS = 2.0
+"""How long an idle connection to the API is kept for the next request. Shorter than the API
+server's own wait for an idle client (gunicorn's `keepalive`, 5 s by default in
+`app.gunicorn_conf`): were they equal, the client would now and then send a request down a
+connection the server was closing at that moment, and get "connection reset" for an answer."""
+_LOST_ANSWER = (httpx.ReadError, httpx.WriteError)
+"""The connection broke after the request may have reached the API: a read is asked again,
+a write is not (it may have been done)."""
 
 
 def build_http(*, base_url: str | None = None, wsgi_app: Any = None,
@@ -74,7 +82,8 @@ def build_http(*, base_url: str | None = None, wsgi_app: Any = None,
         return httpx.Client(transport=httpx.WSGITransport(app=wsgi_app),
                             base_url="http://shiftdesk.internal", timeout=timeout,
                             event_hooks=hooks)
-    limits = httpx.Limits(max_connections=50, max_keepalive_connections=20)
+    limits = httpx.Limits(max_connections=50, max_keepalive_connections=20,
+                          keepalive_expiry=KEEPALIVE_SECONDS)
     return httpx.Client(base_url=base_url.rstrip("/"), timeout=timeout, limits=limits,
                         event_hooks=hooks)
 
@@ -148,8 +157,11 @@ class ApiClient:
                 response = self._http.request(method, "/v1" + path, params=params, json=json,
                                               files=files, headers=headers)
                 break
-            except (httpx.ConnectError, httpx.ConnectTimeout, httpx.RemoteProtocolError) as exc:
+            except (httpx.ConnectError, httpx.ConnectTimeout, httpx.RemoteProtocolError,
+                    *_LOST_ANSWER) as exc:
                 if attempt + 1 == attempts:
+                    if isinstance(exc, _LOST_ANSWER):
+                        raise ApiUnavailable(f"the API did not answer: {exc}") from exc
                     raise ApiUnavailable(f"could not reach the API: {exc}") from exc
                 time.sleep(0.05 * 2**attempt)
             except httpx.HTTPError as exc:

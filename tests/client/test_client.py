@@ -124,6 +124,36 @@ def test_writes_are_never_retried():
     assert attempts == ["DELETE"]
 
 
+class _ResetOnce(httpx.BaseTransport):
+    """The API in-process, but the first request's connection is reset by the server, as when
+    a kept-alive connection is closed at the moment it is used again."""
+
+    def __init__(self, app) -> None:
+        self.inner = httpx.WSGITransport(app=app)
+        self.attempts: list[str] = []
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        self.attempts.append(request.method)
+        if len(self.attempts) == 1:
+            raise httpx.ReadError("[Errno 104] Connection reset by peer", request=request)
+        return self.inner.handle_request(request)
+
+
+def test_a_read_whose_connection_is_reset_is_asked_again(api):
+    transport = _ResetOnce(api.app)
+    http = httpx.Client(transport=transport, base_url="http://shiftdesk.internal")
+    assert as_user(api, http, "provider@example.com").me().email == "provider@example.com"
+    assert transport.attempts == ["GET", "GET"]
+
+
+def test_a_write_whose_connection_is_reset_is_not_sent_again(api):
+    transport = _ResetOnce(api.app)
+    http = httpx.Client(transport=transport, base_url="http://shiftdesk.internal")
+    with pytest.raises(ApiUnavailable, match="did not answer"):
+        as_user(api, http, "manager@example.com").delete_shift(uuid.uuid4())
+    assert transport.attempts == ["DELETE"]
+
+
 def test_non_problem_error_raises_unavailable():
     http = httpx.Client(transport=httpx.MockTransport(
         lambda request: httpx.Response(502, text="<html>bad gateway</html>")

@@ -13,10 +13,11 @@ over every request of the run, sign-ins and the ramp included; errors are failed
 scenario itself. Progress goes to stderr.
 
 `soak` (`make soak`) runs `SOAK_USERS` (default 50) for `SOAK_MINUTES` (default 30) against
-scale mode and prints the memory (resident set size) of all the app's processes and the
-PostgreSQL connections to its database at start (before the load), after the warm-up (a tenth
-of the run, one minute at most) and at the end (before the load stops), then the requests and
-the errors, which must be zero (the exit status is 1 otherwise).
+scale mode and prints the memory of all the app's processes (the sum of their proportional set
+sizes: pages the workers share with their master count once) and the PostgreSQL connections to
+its database at start (before the load), after the warm-up (a tenth of the run, one minute at
+most) and at the end (before the load stops), then the requests and the errors, which must be
+zero (the exit status is 1 otherwise); each kind of failure is listed.
 
 The modes:
 - `embedded`: what `make run` starts, one `shiftdesk serve` process (1 worker of 8 threads) on
@@ -109,6 +110,8 @@ class Figures:
     p95: float
     p99: float
     errors: int
+    failures: list[str] = field(default_factory=list)
+    """What failed, one line per kind: occurrences, the request and locust's error."""
 
 
 def _run(args: list[str], env: dict[str, str], what: str, cwd: Path = ROOT) -> str:
@@ -300,12 +303,19 @@ def run_locust(target: Target, accounts: Path, users: int, seconds: int, workdir
     with stats.open() as file:
         total = next(row for row in csv.DictReader(file) if row["Name"] == "Aggregated")
     exceptions = 0
+    failures: list[str] = []
+    with contextlib.suppress(FileNotFoundError), \
+            prefix.with_name(prefix.name + "_failures.csv").open() as file:
+        failures.extend(f"{row['Occurrences']} x {row['Method']} {row['Name']}: {row['Error']}"
+                        for row in csv.DictReader(file))
     with contextlib.suppress(FileNotFoundError), \
             prefix.with_name(prefix.name + "_exceptions.csv").open() as file:
-        exceptions = sum(int(row["Count"]) for row in csv.DictReader(file))
+        for row in csv.DictReader(file):
+            exceptions += int(row["Count"])
+            failures.append(f"{row['Count']} x exception in the scenario: {row['Message']}")
     return Figures(requests=int(total["Request Count"]), rate=float(total["Requests/s"]),
                    p50=float(total["50%"]), p95=float(total["95%"]), p99=float(total["99%"]),
-                   errors=int(total["Failure Count"]) + exceptions)
+                   errors=int(total["Failure Count"]) + exceptions, failures=failures)
 
 
 def _line(mode: str, users: int, figures: Figures) -> str:
@@ -349,6 +359,9 @@ def load() -> None:
     for users in counts:
         for mode in modes:
             print(_line(mode, users, results[mode, users]), flush=True)
+    for (mode, users), figures in results.items():
+        for failure in figures.failures:
+            print(f"load: {mode} {users} users failed: {failure}", flush=True)
 
 
 def _app_processes(root: subprocess.Popen[bytes]) -> list[object]:
@@ -367,20 +380,25 @@ def _app_processes(root: subprocess.Popen[bytes]) -> list[object]:
 
 
 def _reading(target: Target) -> tuple[float, int, int]:
-    """Memory of the app's processes (MB), their number, PostgreSQL connections."""
+    """Memory of the app's processes (MB), their number, PostgreSQL connections.
+
+    The memory is the sum of their proportional set sizes: a page that gunicorn's workers
+    still share with their master (the app is loaded before the fork) counts once, split
+    between them, where a sum of resident sizes would count it in every process.
+    """
     import psutil
 
-    rss = 0
+    pss = 0
     processes = _app_processes(target.process)
     for process in processes:
         with contextlib.suppress(psutil.Error):
-            rss += process.memory_info().rss  # type: ignore[attr-defined]
+            pss += process.memory_full_info().pss  # type: ignore[attr-defined]
     connections = -1
     if target.database:
         rows = _admin_sql("SELECT count(*) FROM pg_stat_activity WHERE datname = "
                           f"'{target.database}'")
         connections = int(rows[0][0])  # type: ignore[call-overload]
-    return rss / 1e6, len(processes), connections
+    return pss / 1e6, len(processes), connections
 
 
 def soak() -> None:
@@ -421,6 +439,8 @@ def soak() -> None:
     print(f"soak: {mode} {users} users, {minutes:g} min: {figures.requests} requests, "
           f"{figures.rate:.1f} req/s, p50 {figures.p50:.0f} ms, p95 {figures.p95:.0f} ms, "
           f"p99 {figures.p99:.0f} ms, errors {figures.errors}", flush=True)
+    for failure in figures.failures:
+        print(f"soak: failed: {failure}", flush=True)
     if figures.errors:
         sys.exit(1)
 
