@@ -12,7 +12,10 @@ reads its variables itself:
 | `GUNICORN_THREADS` | `8` | `threads` per worker (`gthread`) |
 | `GUNICORN_TIMEOUT` | `60` | `timeout`: seconds before a silent worker is restarted |
 | `GUNICORN_GRACEFUL_TIMEOUT` | `30` | `graceful_timeout`: seconds to finish requests at a stop |
-| `GUNICORN_KEEPALIVE` | `5` | `keepalive`: seconds an idle client connection is kept; above the UI's 2 s (`app.client.api.KEEPALIVE_SECONDS`) |
+| `GUNICORN_KEEPALIVE` | `5` | `keepalive`: seconds an idle client connection is kept (*) |
+
+(*) Keep it above the 2 s the UI keeps an idle connection to the API
+(`app.client.api.KEEPALIVE_SECONDS`).
 
 Anything else goes in gunicorn's `GUNICORN_CMD_ARGS` or on its command line, which win over
 this file. The app is built once in the master and forked (`preload_app`): start-up objects are
