@@ -17,6 +17,7 @@ import pytest
 from playwright.sync_api import expect
 
 from app.api import models as m
+from tests.browser.provider import swap_steps
 from tests.browser.provider.conftest import account, arrange, now, shift
 from tests.factories import uid
 
@@ -72,11 +73,7 @@ def test_a_given_away_shift_counts_again_once_its_new_nurse_is_approved(
     assert "3 needed" in before, before
     browse.sign_out()
 
-    browse.sign_in(lister, start=f"/swaps?shift={listed}")
-    page.get_by_label("Note for colleagues").fill("On leave that day")
-    browse.click(page.get_by_role("button", name="Offer this shift"))
-    expect(page.get_by_role("status")).to_contain_text("Your shift is offered")
-    browse.sign_out()
+    swap_steps.offer(browse, lister, listed, "On leave that day")
 
     browse.sign_in(taker, start="/swaps")
     offer = page.get_by_role("listitem").filter(has_text="On leave that day")
@@ -84,10 +81,7 @@ def test_a_given_away_shift_counts_again_once_its_new_nurse_is_approved(
     expect(page.get_by_role("status")).to_contain_text("You applied for")
     browse.sign_out()
 
-    browse.sign_in(lister, start="/swaps")
-    browse.click(page.get_by_role("button", name="Accept"))
-    expect(page.get_by_role("status")).to_contain_text("Accepted.")
-    browse.sign_out()
+    swap_steps.accept(browse, lister)
 
     browse.sign_in("manager@example.com", start=week)
     assert _cell(page, day, 13) == before  # accepted, not yet approved: nothing moves

@@ -13,6 +13,7 @@ import pytest
 from playwright.sync_api import expect
 
 from app.api import models as m
+from tests.browser.provider import swap_steps
 from tests.browser.provider.conftest import account, arrange, now, shift
 from tests.factories import uid
 
@@ -39,12 +40,7 @@ def test_offer_apply_with_exchange_accept_and_approve(site, tab, no_js_tab, java
                                             end_date=day, note="Exam day"))
     arrange(site, day_off)
 
-    browse.sign_in(lister, start=f"/swaps?shift={listed}")
-    expect(page.get_by_role("heading", level=1)).to_have_text("Shift swaps")
-    page.get_by_label("Note for colleagues").fill("Sister's wedding")
-    browse.click(page.get_by_role("button", name="Offer this shift"))
-    expect(page.get_by_role("status")).to_contain_text("Your shift is offered")
-    browse.sign_out()
+    swap_steps.offer(browse, lister, listed, "Sister's wedding")
 
     browse.sign_in(busy, start="/swaps")
     offer = page.get_by_role("listitem").filter(has_text="Sister's wedding")
