@@ -61,6 +61,10 @@ def process_environment(base: Mapping[str, str], *, host: str, ui_port: int, api
         SHIFTDESK_SIGNING_KEY_STORE="database",
         PATH=f"{Path(sys.executable).parent}{os.pathsep}{base.get('PATH', '')}",
     )
+    # glibc gives each thread that allocates its own malloc arena (up to eight a core), and
+    # memory freed in one is not reused by another: a gthread worker's footprint then creeps up
+    # towards the sum of its threads' peaks. Two arenas a process keep it near one peak.
+    env.setdefault("MALLOC_ARENA_MAX", "2")
     for process in ("ui1", "ui2", "api1", "api2"):
         (metrics / process).mkdir(parents=True, exist_ok=True)
     return env

@@ -48,6 +48,13 @@ def _hyphenated(hex_digits: str | None) -> str | None:
     return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
 
 
+def id_text(text: str) -> str:
+    """The wire form of an id read as plain text from either database (say, from a list the
+    database joined into one string): SQLite's 32 hex digits are hyphenated, PostgreSQL's text
+    is already the wire's."""
+    return _hyphenated(text) if len(text) == 32 else text  # type: ignore[return-value]
+
+
 class _IdText(String):
     """Text of an id: on SQLite the stored hex digits, hyphenated on the way out."""
 

@@ -70,6 +70,14 @@ def test_every_process_shares_the_key_store_and_sign_in_address(tmp_path):
     assert (env["SCALED_UI_BIND"], env["SCALED_UI2_BIND"]) == ("127.0.0.1:8000", "127.0.0.1:8002")
     assert env["SHIFTDESK_DATABASE_URL"] == "x"
     assert sorted(p.name for p in (tmp_path / "m").iterdir()) == ["api1", "api2", "ui1", "ui2"]
+    assert env["MALLOC_ARENA_MAX"] == "2"  # threaded workers' memory stays near one peak
+
+
+def test_an_operators_malloc_arena_setting_wins(tmp_path):
+    env = process_environment({"PATH": "/usr/bin", "MALLOC_ARENA_MAX": "4"}, host="127.0.0.1",
+                              ui_port=8000, api_port=8010, ui_ports=(8001, 8002),
+                              api_ports=(8011, 8012), metrics=tmp_path / "m")
+    assert env["MALLOC_ARENA_MAX"] == "4"
 
 
 def _entrypoint(*args: str, **env: str) -> subprocess.CompletedProcess[str]:

@@ -57,7 +57,8 @@ class Appointment(Base):
         Index(None, "start_date", "id"),
         # Slot search counts and reads busy time by start from this index alone.
         Index("ix_appointments_slot_search", "start_date", "end_date", "provider_id", "status"),
-        Index(None, "provider_id", "start_date"),
+        # Slot search counts a provider's live appointments in a window from this index alone.
+        Index(None, "provider_id", "start_date", postgresql_include=["status"]),
         Index(None, "member_id"),
         Index(None, "status"),
         Index(None, "type"),

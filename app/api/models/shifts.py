@@ -40,7 +40,8 @@ class Shift(Base):
     __tablename__ = "shifts"
     __table_args__ = (
         end_after_start(),
-        Index(None, "start_date", "id"),
+        # Slot search joins a window's shifts to its segments from this index alone.
+        Index(None, "start_date", "id", postgresql_include=["provider_id", "is_callout"]),
         Index(None, "provider_id", "start_date"),
         # A team's shifts by start; coverage reads who works them from this index alone.
         Index("ix_shifts_team_coverage", "team_id", "start_date", "is_callout", "provider_id",
@@ -93,7 +94,7 @@ class ShiftSegment(Base):
               "is_break", "is_on_call", "role_id"),
         # Slot search finds the providers with a segment of some roles from this index alone.
         Index("ix_shift_segments_slot_roles", "role_id", "start_date", "type", "is_break",
-              "is_on_call", "shift_id"),
+              "is_on_call", "shift_id", postgresql_include=["end_date"]),
         # Slot search reads candidate segments by start and filters them from this index alone.
         Index("ix_shift_segments_slot_search", "start_date", "end_date", "type", "is_break",
               "is_on_call", "role_id", "shift_id"),

@@ -31,7 +31,6 @@ from zoneinfo import ZoneInfo
 from sqlalchemy import (
     ARRAY,
     ColumnElement,
-    Integer,
     Select,
     String,
     and_,
@@ -72,7 +71,7 @@ from app.api.models import (
     provider_enrollments,
 )
 from app.api.problems import negative_range, not_found, validation
-from app.api.wire_text import among, wire_id
+from app.api.wire_text import among, id_text, wire_id
 from app.contract.appointments import AppointmentSlot, SlotCriteria, SlotSearch, SlotSearchResult
 
 MAX_WINDOW_DAYS = 62
@@ -296,14 +295,14 @@ def _candidates(shape: _Shape) -> Any:
 @lru_cache(maxsize=64)
 def _facts_statement(shape: _Shape) -> Any:
     """One UNION ALL of what is known before reading the window in order: each provider's
-    appointments starting in the window (a count), the candidate segments and live appointments
-    begun before the window and still running (few), approved time off (with its days), the
-    skill, enrollment and licensed-region rows the conditions name, and, when the type allows
-    only some roles, which providers have a candidate segment starting in the window."""
+    count of appointments starting in the window (all in one row), the candidate segments and
+    live appointments begun before the window and still running (few), approved time off (with
+    its days), the skill, enrollment and licensed-region rows the conditions name, and, when the
+    type allows only some roles, which providers have a candidate segment starting in the window
+    (one row)."""
     text = String()
-    number = Integer()
 
-    def row(kind_name: str, provider_id: Any, *, count: Any = None, start: Any = None,
+    def row(kind_name: str, provider_id: Any, *, start: Any = None,
             end: Any = None, team: Any = None, role: Any = None, full_day: Any = None,
             day: Any = None, request_id: Any = None, skill: Any = None, value: Any = None,
             regions: Any = None) -> list[Any]:
@@ -312,8 +311,8 @@ def _facts_statement(shape: _Shape) -> Any:
             return cast(null(), kind) if value is None else value
 
         return [
-            literal(kind_name, text).label("kind"), wire_id(provider_id).label("provider_id"),
-            typed(count, number).label("count"),
+            literal(kind_name, text).label("kind"),
+            wire_id(typed(provider_id, Provider.id.type)).label("provider_id"),
             typed(start, UtcDateTime()).label("start_date"),
             typed(end, UtcDateTime()).label("end_date"),
             wire_id(typed(team, Provider.team_id.type)).label("team_id"),
@@ -326,7 +325,7 @@ def _facts_statement(shape: _Shape) -> Any:
         ]
 
     live = Appointment.status.not_in(FREEING_STATUSES)
-    loads = (select(*row("load", Appointment.provider_id, count=func.count()))
+    loads = (select(Appointment.provider_id, func.count().label("count"))
              .where(live, *_inside(Appointment.start_date))
              .group_by(Appointment.provider_id))
     appointments_before = select(*row(
@@ -362,7 +361,12 @@ def _facts_statement(shape: _Shape) -> Any:
         return (part if candidates is None
                 else part.where(provider_id.in_(select(candidates.c.provider_id))))
 
-    loads = limited(loads, Appointment.provider_id)
+    counts = limited(loads, Appointment.provider_id).subquery("loads")
+    # One row for every provider's count, a list the database joins into one string: a search
+    # over the whole organisation counts for a couple of thousand providers, and a row each
+    # costs more to send and read than the statement to run.
+    loads = select(*row("loads", None, value=_joined(
+        wire_id(counts.c.provider_id) + literal(":", text) + cast(counts.c.count, text))))
     time_off = limited(time_off, TimeOffRequest.provider_id)
     parts: list[Any] = [loads, appointments_before, segments_before, time_off]
     if shape.skill_pairs:
@@ -385,8 +389,14 @@ def _facts_statement(shape: _Shape) -> Any:
                                          regions=Provider.licensed_regions))
                              .where(Provider.status == "active"), Provider.id))
     if candidates is not None:
-        parts.append(select(*row("eligible", candidates.c.provider_id)))
+        parts.append(select(*row("eligible", None,
+                                 value=_joined(wire_id(candidates.c.provider_id)))))
     return union_all(*parts)
+
+
+def _joined(values: Any) -> Any:
+    """The values of a column joined into one string, `,` between them (NULL for none)."""
+    return func.aggregate_strings(type_coerce(values, String()), ",")
 
 
 @lru_cache(maxsize=64)
@@ -457,10 +467,13 @@ def _facts(rows: Iterable[Any], zone: ZoneInfo, *, role_limited: bool) -> _Facts
     before = facts.before
     # Rows are unpacked rather than read by name: a search reads hundreds of them. A row begun
     # before the window is kept in the stream's shape (`_stream_statement`'s columns).
-    for (kind, provider_id, count, start, end, team_id, role_id, is_full_day, day, request_id,
+    for (kind, provider_id, start, end, team_id, role_id, is_full_day, day, request_id,
          skill, value, provider_regions) in rows:
-        if kind == "load":
-            loads[provider_id] = loads.get(provider_id, 0) + int(count)
+        if kind == "loads":
+            for pair in value.split(",") if value else ():
+                counted, _, number = pair.partition(":")
+                provider_id = id_text(counted)
+                loads[provider_id] = loads.get(provider_id, 0) + int(number)
         elif kind == "appointment":
             loads[provider_id] = loads.get(provider_id, 0) + 1
             before.append((kind, provider_id, None, None, start, end))
@@ -477,8 +490,8 @@ def _facts(rows: Iterable[Any], zone: ZoneInfo, *, role_limited: bool) -> _Facts
             pairs[provider_id].append((skill, value))
         elif kind == "regions":
             regions[provider_id] = list(provider_regions or [])
-        elif eligible is not None:
-            eligible.add(provider_id)
+        elif eligible is not None and value:  # the eligible providers' ids, joined
+            eligible.update(id_text(found) for found in value.split(","))
     for (provider_id, start, end, is_full_day), days in requests.values():
         for block in rules.time_off_block(start, end, is_full_day=is_full_day, days=days,
                                           zone=zone):
