@@ -92,6 +92,46 @@ def test_grid_starts_realign_after_spring_forward_with_an_odd_grid() -> None:
     assert local[:3] == ["01:30", "03:00", "03:45"]
 
 
+def _next_on_grid_minute_by_minute(instant: datetime, grid: int, zone: ZoneInfo) -> datetime:
+    candidate = instant.replace(second=0, microsecond=0)
+    if candidate < instant:
+        candidate += minutes(1)
+    while not rules.on_grid(candidate, grid, zone):
+        candidate += minutes(1)
+    return candidate
+
+
+_OFFSET_CHANGES = [datetime(2026, month, day, hour, tzinfo=UTC) for month, day, hour in (
+    (3, 8, 7), (11, 1, 6),  # New York
+    (4, 4, 15), (10, 3, 15),  # Lord Howe, by 30 minutes
+    (3, 29, 1), (10, 25, 1),  # London
+    (4, 4, 14), (9, 26, 14),  # Chatham, :45 offsets
+)]
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.datetimes(min_value=datetime(2026, 1, 1), max_value=datetime(2027, 1, 1),
+                    timezones=st.just(UTC)),
+       st.sampled_from([1, 5, 7, 10, 15, 20, 25, 30, 45, 50, 60, 90, 120, 240, 1440]),
+       st.sampled_from(["America/New_York", "Asia/Kolkata", "Australia/Lord_Howe",
+                        "America/St_Johns", "Europe/London", "Pacific/Chatham"]),
+       st.sampled_from(["anywhere", "near a change of offset", "near local midnight"]),
+       st.integers(min_value=-180, max_value=180))
+def test_the_next_grid_instant_is_the_first_on_the_wall_clock(
+        instant: datetime, grid: int, name: str, place: str, shift: int) -> None:
+    # Where the wall clock jumps or repeats, and just before local midnight with a grid that
+    # does not divide the day (midnight then comes before the next multiple).
+    zone = ZoneInfo(name)
+    if place == "near a change of offset":
+        instant = _OFFSET_CHANGES[abs(shift) % len(_OFFSET_CHANGES)] + minutes(shift)
+    elif place == "near local midnight":
+        midnight = datetime.combine(instant.astimezone(zone).date(), datetime.min.time(),
+                                    tzinfo=zone)
+        instant = midnight.astimezone(UTC) + minutes(shift % 20 - 20) + timedelta(seconds=shift)
+    expected = _next_on_grid_minute_by_minute(instant, grid, zone)
+    assert rules._next_on_grid(instant, grid, zone) == expected
+
+
 def test_find_slots_across_an_overnight_fall_back_keeps_exact_lengths() -> None:
     night = Interval(datetime(2026, 10, 31, 23, tzinfo=UTC), datetime(2026, 11, 1, 11, tzinfo=UTC))
     found = search([segment("a", night.start, night.end)], window=night, limit=200)

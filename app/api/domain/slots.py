@@ -31,6 +31,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, time, timedelta
+from functools import lru_cache
 from typing import Any, Literal
 from zoneinfo import ZoneInfo
 
@@ -50,6 +51,7 @@ EARLINESS_SCORE = 20.0
 LOAD_SCORE = 10.0
 
 _MINUTE = timedelta(minutes=1)
+_DAY_MINUTES = 24 * 60
 
 
 @dataclass(frozen=True)
@@ -142,8 +144,18 @@ def _ceil_minute(instant: datetime) -> datetime:
 
 
 def _next_on_grid(instant: datetime, grid: int, zone: ZoneInfo) -> datetime:
-    """The first grid instant at or after `instant` (found minute by minute: at most a day)."""
+    """The first grid instant at or after `instant`.
+
+    Worked out from the local wall-clock time when the UTC offset is the same there and at the
+    answer (the next multiple of `grid` minutes, or local midnight if that comes first); across
+    a change of offset, found minute by minute (at most a day).
+    """
     candidate = _ceil_minute(instant)
+    local = candidate.astimezone(zone)
+    minutes = local.hour * 60 + local.minute
+    guess = candidate + timedelta(minutes=min(-minutes % grid, _DAY_MINUTES - minutes))
+    if guess.astimezone(zone).utcoffset() == local.utcoffset() and on_grid(guess, grid, zone):
+        return guess
     while not on_grid(candidate, grid, zone):
         candidate += _MINUTE
     return candidate
@@ -163,6 +175,7 @@ def grid_starts(free: Interval[datetime], length: timedelta, grid: int,
             _next_on_grid(start + _MINUTE, grid, zone)
 
 
+@lru_cache(maxsize=4096)  # a search blocks the same few days for many requests
 def _local_midnight(day: Any, zone: ZoneInfo) -> datetime:
     return datetime.combine(day, time(0), tzinfo=zone).astimezone(UTC)
 
