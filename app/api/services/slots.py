@@ -168,11 +168,12 @@ _WINDOW_START = _param("window_start", UtcDateTime())
 _WINDOW_END = _param("window_end", UtcDateTime())
 
 
-def _segment_filters(shape: _Shape, *, ordered: bool = False) -> list[ColumnElement[bool]]:
-    """Which segments are candidates, whatever their time. With `ordered`, SQLite is kept from
-    serving the role, callout and status conditions from an index: its planner then walks the
-    start-date index in order and the stream can be read lazily, instead of sorting every
-    segment first."""
+def _segment_filters(shape: _Shape, *, ordered: bool = False, provider: bool = True,
+                     ) -> list[ColumnElement[bool]]:
+    """Which segments are candidates, whatever their time (with `provider`, their provider's
+    status too). With `ordered`, SQLite is kept from serving the role, callout and status
+    conditions from an index: its planner then walks the start-date index in order and the
+    stream can be read lazily, instead of sorting every segment first."""
     def plain(column: Any) -> Any:
         return _unindexed(column) if ordered else column
 
@@ -181,8 +182,9 @@ def _segment_filters(shape: _Shape, *, ordered: bool = False) -> list[ColumnElem
         ShiftSegment.is_break == false(),
         ShiftSegment.is_on_call == false(),
         plain(Shift.is_callout) == false(),
-        plain(Provider.status) == "active",
     ]
+    if provider:
+        filters.append(plain(Provider.status) == "active")
     if shape.role_limited:
         filters.append(among(plain(ShiftSegment.role_id), "roles"))
     if shape.provider_limited:
@@ -204,16 +206,19 @@ def _begun_before(start: Any, end: Any, since: str) -> list[ColumnElement[bool]]
     return [start >= _param(since, UtcDateTime()), start < _WINDOW_START, end > _WINDOW_START]
 
 
-def _segments(filters: list[ColumnElement[bool]], until: Any) -> Select[Any]:
+def _segments(filters: list[ColumnElement[bool]], until: Any, *, provider: bool = True,
+              ) -> Select[Any]:
     """Segments with their shift and provider. A segment lies inside its shift, which lasts at
     most `LONGEST_SHIFT`: for segments starting from the earliest begun before the window until
     `until`, only the shifts starting from `shifts_since` until `until` can hold them. Bounding
     the shifts read keeps the join from reading the whole history of shifts, however long (a
     condition that no SQLite index serves: its plans stay as they are)."""
-    return (select(Shift.provider_id)
-            .select_from(ShiftSegment)
-            .join(Shift, Shift.id == ShiftSegment.shift_id)
-            .join(Provider, Provider.id == Shift.provider_id)
+    statement = (select(Shift.provider_id)
+                 .select_from(ShiftSegment)
+                 .join(Shift, Shift.id == ShiftSegment.shift_id))
+    if provider:
+        statement = statement.join(Provider, Provider.id == Shift.provider_id)
+    return (statement
             .where(*filters,
                    _unindexed(Shift.start_date) >= _param("shifts_since", UtcDateTime()),
                    _unindexed(Shift.start_date) < until))
@@ -276,18 +281,23 @@ def _candidates(shape: _Shape) -> Any:
     """For a type limited to some roles (and not to named providers), the providers who may
     get a slot, as a common table expression of the facts statement: those with a candidate
     segment starting in the window or begun before it and still running (the eligible); else
-    None. The per-provider facts are read for them alone, and the stream's appointments for the
-    ones the facts answer (bound as `candidates`): without it both read the whole organisation,
-    and the search would grow with it rather than with the roles it serves. Referred to by
-    several parts, PostgreSQL works it out once."""
+    None. Their time off, skills and regions are read for them alone, and the stream's
+    appointments for the ones the facts answer (bound as `candidates`). Referred to by several
+    parts, PostgreSQL works it out once.
+
+    The providers whose segments qualify are found first and only then looked up for their
+    status: joining every provider to thousands of segments before keeping a few hundred
+    distinct ones took twice as long (6.9 against 3.6 ms at 2,000 providers)."""
     if not shape.role_limited or shape.provider_limited:
         return None
-    return (_segments(_segment_filters(shape), _WINDOW_END)
-            .where(ShiftSegment.start_date >= _param("segments_since", UtcDateTime()),
-                   ShiftSegment.start_date < _WINDOW_END,
-                   or_(ShiftSegment.start_date >= _WINDOW_START,
-                       ShiftSegment.end_date > _WINDOW_START))
-            .distinct().cte("candidates"))
+    working = (_segments(_segment_filters(shape, provider=False), _WINDOW_END, provider=False)
+               .where(ShiftSegment.start_date >= _param("segments_since", UtcDateTime()),
+                      ShiftSegment.start_date < _WINDOW_END,
+                      or_(ShiftSegment.start_date >= _WINDOW_START,
+                          ShiftSegment.end_date > _WINDOW_START)))
+    return (select(Provider.id.label("provider_id"))
+            .where(Provider.status == "active", Provider.id.in_(working))
+            .cte("candidates"))
 
 
 # Both statements are built once per shape and kept: building one and deriving its cache key
@@ -354,17 +364,19 @@ def _facts_statement(shape: _Shape) -> Any:
         appointments_before = appointments_before.where(
             among(Appointment.provider_id, "providers"))
         time_off = time_off.where(among(TimeOffRequest.provider_id, "providers"))
-    # The per-provider facts (loads, time off, skills, regions) of the candidates only.
+    # The per-provider time off, skills and regions of the candidates only.
     candidates = _candidates(shape)
 
     def limited(part: Any, provider_id: Any) -> Any:
         return (part if candidates is None
                 else part.where(provider_id.in_(select(candidates.c.provider_id))))
 
-    counts = limited(loads, Appointment.provider_id).subquery("loads")
-    # One row for every provider's count, a list the database joins into one string: a search
-    # over the whole organisation counts for a couple of thousand providers, and a row each
-    # costs more to send and read than the statement to run.
+    # Every provider's count, even for a type limited to some roles: one range of the
+    # start-date index, counted in one pass, costs less than looking up each candidate's
+    # appointments apart (2.8 against 4.6 ms at 2,000 providers). One row for all the counts,
+    # a list the database joins into one string: a row each costs more to send and read than
+    # the counting.
+    counts = loads.subquery("loads")
     loads = select(*row("loads", None, value=_joined(
         wire_id(counts.c.provider_id) + literal(":", text) + cast(counts.c.count, text))))
     time_off = limited(time_off, TimeOffRequest.provider_id)
