@@ -52,6 +52,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, NamedTuple
 
 import httpx
 
@@ -379,8 +380,34 @@ def _app_processes(root: subprocess.Popen[bytes]) -> list[object]:
     return found
 
 
-def _reading(target: Target) -> tuple[float, int, int]:
-    """Memory of the app's processes (MB), their number, PostgreSQL connections.
+class Reading(NamedTuple):
+    """Memory of the app's processes (MB, in all and by kind), their number, PostgreSQL
+    connections (-1: no database to ask)."""
+
+    memory: float
+    processes: int
+    connections: int
+    by_kind: dict[str, float]
+
+    def kinds(self) -> str:
+        """The memory by kind of process: `api workers 420, ui workers 380, ...`."""
+        return ", ".join(f"{kind} {mb:.0f}" for kind, mb in sorted(self.by_kind.items()))
+
+
+def _kind(process: Any) -> str:
+    """Which of the app's processes this is: a UI or API gunicorn master (it has forked its
+    workers) or worker (a UI process is told the API's address), the report worker, or else
+    its name."""
+    line = " ".join(process.cmdline())
+    if "gunicorn" not in line:
+        return "report worker" if " worker" in line else process.name()
+    role = "ui" if "SHIFTDESK_API_URL" in process.environ() else "api"
+    return f"{role} {'masters' if process.children() else 'workers'}"  # a master forks
+
+
+def _reading(target: Target) -> Reading:
+    """Memory of the app's processes, in all and by kind (`_kind`), and the PostgreSQL
+    connections to its database.
 
     The memory is the sum of their proportional set sizes: a page that gunicorn's workers
     still share with their master (the app is loaded before the fork) counts once, split
@@ -388,17 +415,19 @@ def _reading(target: Target) -> tuple[float, int, int]:
     """
     import psutil
 
-    pss = 0
+    by_kind: dict[str, float] = {}
     processes = _app_processes(target.process)
     for process in processes:
         with contextlib.suppress(psutil.Error):
-            pss += process.memory_full_info().pss  # type: ignore[attr-defined]
+            pss = process.memory_full_info().pss / 1e6  # type: ignore[attr-defined]
+            kind = _kind(process)
+            by_kind[kind] = by_kind.get(kind, 0.0) + pss
     connections = -1
     if target.database:
         rows = _admin_sql("SELECT count(*) FROM pg_stat_activity WHERE datname = "
                           f"'{target.database}'")
         connections = int(rows[0][0])  # type: ignore[call-overload]
-    return pss / 1e6, len(processes), connections
+    return Reading(sum(by_kind.values()), len(processes), connections, by_kind)
 
 
 def soak() -> None:
@@ -411,7 +440,7 @@ def soak() -> None:
     _log(f"{os.cpu_count()} cores; soak: {mode}, {users} users, {minutes:g} minutes")
     with _workdir() as workdir, MODES[mode](workdir) as (target, accounts):
         readings = {"at start": _reading(target)}
-        samples: list[tuple[float, tuple[float, int, int]]] = []
+        samples: list[tuple[float, Reading]] = []
         stop = threading.Event()
 
         def sample() -> None:
@@ -425,17 +454,19 @@ def soak() -> None:
                     reading = _reading(target)
                     samples.append((elapsed, reading))
                     readings["at end"] = reading
-                    _log(f"{elapsed / 60:.1f} min: {reading[0]:.0f} MB in {reading[1]} "
-                         f"processes, {reading[2]} PostgreSQL connections")
+                    _log(f"{elapsed / 60:.1f} min: {reading.memory:.0f} MB in "
+                         f"{reading.processes} processes ({reading.kinds()}), "
+                         f"{reading.connections} PostgreSQL connections")
 
         sampler = threading.Thread(target=sample, daemon=True)
         sampler.start()
         figures = run_locust(target, accounts, users, seconds, workdir)
         stop.set()
         sampler.join()
-    for when, (memory, count, connections) in readings.items():
-        print(f"soak: {when}: memory {memory:.0f} MB in {count} app processes, "
-              f"PostgreSQL connections {connections}", flush=True)
+    for when, reading in readings.items():
+        print(f"soak: {when}: memory {reading.memory:.0f} MB in {reading.processes} app "
+              f"processes ({reading.kinds()}), PostgreSQL connections {reading.connections}",
+              flush=True)
     print(f"soak: {mode} {users} users, {minutes:g} min: {figures.requests} requests, "
           f"{figures.rate:.1f} req/s, p50 {figures.p50:.0f} ms, p95 {figures.p95:.0f} ms, "
           f"p99 {figures.p99:.0f} ms, errors {figures.errors}", flush=True)

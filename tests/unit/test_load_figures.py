@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from tests.bench.scale import table
-from tests.load.__main__ import Figures, _line
+from tests.load.__main__ import Figures, Reading, _kind, _line
 
 
 def test_load_line_has_the_agreed_format() -> None:
@@ -45,3 +45,46 @@ def test_bench_table_misses_a_per_team_figure_that_grows() -> None:
 def test_bench_table_names_each_missed_target() -> None:
     lines = table({2000: _size(25, 400, .5, 20)})
     assert "MISSED (slot missed, timesheet missed, ratio missed)" in lines[-1]
+
+
+_PROCESSES: list[_Process] = []
+
+
+class _Process:
+    """What `_kind` asks of a psutil process."""
+
+    def __init__(self, line: str, env: dict[str, str] | None = None,
+                 parent: _Process | None = None, name: str = "python") -> None:
+        self.line, self.env, self.parent_process, self.process_name = line, env or {}, parent, name
+
+    def cmdline(self) -> list[str]:
+        return self.line.split()
+
+    def environ(self) -> dict[str, str]:
+        return self.env
+
+    def children(self) -> list[_Process]:
+        return [p for p in _PROCESSES if p.parent_process is self]
+
+    def name(self) -> str:
+        return self.process_name
+
+
+def test_soak_memory_is_told_apart_by_kind_of_process() -> None:
+    honcho = _Process("python honcho start")
+    gunicorn = "python gunicorn -c python:app.gunicorn_conf app.wsgi:app"
+    ui = {"SHIFTDESK_API_URL": "http://127.0.0.1:8010"}
+    shell = _Process(f"/bin/sh -c SHIFTDESK_API_URL=x {gunicorn}", {}, honcho, "sh")
+    ui_master = _Process(gunicorn, ui, shell)
+    api_master = _Process(gunicorn, {}, honcho)
+    ui_worker, api_worker = _Process(gunicorn, ui, ui_master), _Process(gunicorn, {}, api_master)
+    report_worker = _Process("python shiftdesk worker", {}, honcho)
+    _PROCESSES[:] = [honcho, shell, ui_master, api_master, ui_worker, api_worker, report_worker]
+    assert _kind(ui_master) == "ui masters"
+    assert _kind(ui_worker) == "ui workers"
+    assert _kind(api_master) == "api masters"
+    assert _kind(api_worker) == "api workers"
+    assert _kind(report_worker) == "report worker"
+    assert _kind(_Process("python shiftdesk serve", {}, None, "shiftdesk")) == "shiftdesk"
+    reading = Reading(30.0, 3, 4, {"ui workers": 20.0, "api workers": 10.0})
+    assert reading.kinds() == "api workers 10, ui workers 20"
