@@ -208,11 +208,12 @@ def _begun_before(start: Any, end: Any, since: str) -> list[ColumnElement[bool]]
 
 def _segments(filters: list[ColumnElement[bool]], until: Any, *, provider: bool = True,
               ) -> Select[Any]:
-    """Segments with their shift and provider. A segment lies inside its shift, which lasts at
-    most `LONGEST_SHIFT`: for segments starting from the earliest begun before the window until
-    `until`, only the shifts starting from `shifts_since` until `until` can hold them. Bounding
-    the shifts read keeps the join from reading the whole history of shifts, however long (a
-    condition that no SQLite index serves: its plans stay as they are)."""
+    """Segments with their shift, and their provider unless `provider` is False. A segment lies
+    inside its shift, which lasts at most `LONGEST_SHIFT`: for segments starting from the
+    earliest begun before the window until `until`, only the shifts starting from
+    `shifts_since` until `until` can hold them. Bounding the shifts read keeps the join from
+    reading the whole history of shifts, however long (a condition that no SQLite index serves:
+    its plans stay as they are)."""
     statement = (select(Shift.provider_id)
                  .select_from(ShiftSegment)
                  .join(Shift, Shift.id == ShiftSegment.shift_id))
