@@ -32,8 +32,8 @@ USER 10001:10001
 # says nothing for 60 s is restarted. /metrics adds up the workers through prometheus-client's
 # folder, emptied when gunicorn starts. The signing key lives in the database (the SQLite file
 # under instance/ unless SHIFTDESK_DATABASE_URL names PostgreSQL), so every container shares it.
-# MALLOC_ARENA_MAX=2: glibc's arena a thread would otherwise let a threaded worker's memory creep
-# up (deploy/run_scaled.py says why).
+# MALLOC_ARENA_MAX=2: without it glibc gives each thread a malloc arena of its own, and a threaded
+# worker's memory creeps up towards the sum of its threads' peaks (deploy/run_scaled.py).
 ENV GUNICORN_BIND=0.0.0.0:8000 WEB_CONCURRENCY=2 GUNICORN_THREADS=8 GUNICORN_TIMEOUT=60 \
     PROMETHEUS_MULTIPROC_DIR=/tmp/shiftdesk-metrics SHIFTDESK_SIGNING_KEY_STORE=database \
     MALLOC_ARENA_MAX=2
