@@ -1,6 +1,6 @@
 """The typed `/v1` client (httpx). Imports only `app.contract`; never the API, IdP or Flask."""
 
-from app.client.api import ApiClient, build_http
+from app.client.api import ApiClient, build_http, own_context
 from app.client.errors import (
     ApiProblem,
     ApiUnavailable,
@@ -25,4 +25,5 @@ __all__ = [
     "ValidationProblem",
     "VersionConflict",
     "build_http",
+    "own_context",
 ]

@@ -79,13 +79,29 @@ def build_http(*, base_url: str | None = None, wsgi_app: Any = None,
         raise ValueError("give exactly one of base_url or wsgi_app")
     hooks = {"request": [_pass_request_id]}
     if wsgi_app is not None:
-        return httpx.Client(transport=httpx.WSGITransport(app=wsgi_app),
+        return httpx.Client(transport=httpx.WSGITransport(app=own_context(wsgi_app)),
                             base_url="http://shiftdesk.internal", timeout=timeout,
                             event_hooks=hooks)
     limits = httpx.Limits(max_connections=50, max_keepalive_connections=20,
                           keepalive_expiry=KEEPALIVE_SECONDS)
     return httpx.Client(base_url=base_url.rstrip("/"), timeout=timeout, limits=limits,
                         event_hooks=hooks)
+
+
+def own_context(wsgi_app: Any) -> Callable[[dict[str, Any], Any], Any]:
+    """`wsgi_app`, each call of it run in a context of its own, as a call over the network is.
+
+    The UI calls the API in-process from inside its own request, and `concurrently` from
+    copies of that request's context. Flask would take the app context it finds there (the
+    same app's) for the API's request, so calls running side by side, and the page that
+    made them, would share one `g`: each other's request id, start time and rate-limit
+    state, overwritten or popped twice. In an empty context each call pushes its own; the
+    request id travels in the `X-Request-Id` header, as over HTTP.
+    """
+    def call(environ: dict[str, Any], start_response: Any) -> Any:
+        return contextvars.Context().run(wsgi_app, environ, start_response)
+
+    return call
 
 
 def _pass_request_id(outgoing: httpx.Request) -> None:

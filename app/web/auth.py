@@ -24,7 +24,7 @@ from authlib.integrations.flask_client.apps import FlaskOAuth2App
 from authlib.integrations.httpx_client import OAuth2Client
 from flask import Flask, current_app, g, request, session
 
-from app.client import ApiClient, ApiUnavailable
+from app.client import ApiClient, ApiUnavailable, own_context
 from app.config import Settings
 from app.contract.users import UserMe
 
@@ -108,7 +108,7 @@ def build_oidc(app: Flask, settings: Settings) -> Oidc:
         "timeout": TIMEOUT,
     }
     if settings.oidc_issuer is None and settings.api_url is None:
-        client_kwargs["transport"] = httpx.WSGITransport(app=app)
+        client_kwargs["transport"] = httpx.WSGITransport(app=own_context(app))
     oauth = _OAuth(app)
     client = oauth.register(
         "shiftdesk",
