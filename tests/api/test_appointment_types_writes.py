@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from tests.factories import uid
+from tests.problems import problem_of
 
 TYPES = "/v1/appointment-types"
 SCHEDULER = "scheduler@example.com"
@@ -18,13 +19,6 @@ REQUIREMENT = {"type": "and", "entries": [
     {"type": "or", "entries": [{"type": "equal", "skill": "certification", "value": "ACLS"}]},
 ]}
 
-
-def _problem(response: Any, status: int, code: str) -> dict[str, Any]:
-    assert response.status_code == status, response.get_json()
-    assert response.mimetype == "application/problem+json"
-    body = response.get_json()
-    assert body["type"].endswith(f"#{code}"), body
-    return body
 
 
 def _create(api: Any, user: str = SCHEDULER, **body: Any) -> dict[str, Any]:
@@ -76,14 +70,14 @@ def test_create_appointment_type_defaults_to_any_role_and_no_requirement(fresh_a
 ])
 def test_create_appointment_type_rejects_malformed_members(fresh_api, body, path):
     response = fresh_api.post(TYPES, user=SCHEDULER, json=body)
-    assert _problem(response, 400, "validation")["path"] == path
+    assert problem_of(response, 400, "validation")["path"] == path
 
 
 def test_create_appointment_type_rejects_unknown_and_repeated_roles(fresh_api, world):
     role = str(world.ed_doctor_role)
     response = fresh_api.post(TYPES, user=SCHEDULER, json={
         "name": "Telehealth", "length": 20, "allowedRoles": [role, str(uuid.uuid4()), role]})
-    body = _problem(response, 400, "validation")
+    body = problem_of(response, 400, "validation")
     assert body["path"] == "/allowedRoles/1"
     assert [e["path"] for e in body["errors"]] == ["/allowedRoles/1", "/allowedRoles/2"]
 
@@ -91,7 +85,7 @@ def test_create_appointment_type_rejects_unknown_and_repeated_roles(fresh_api, w
 @pytest.mark.parametrize("user", [PROVIDER, MANAGER])
 def test_create_appointment_type_is_unauthorized_without_the_subject(fresh_api, user):
     response = fresh_api.post(TYPES, user=user, json={"name": "Telehealth", "length": 20})
-    body = _problem(response, 403, "unauthorized")
+    body = problem_of(response, 403, "unauthorized")
     assert (body["action"], body["resource"]) == ("create", "AppointmentType")
 
 
@@ -123,18 +117,18 @@ def test_update_appointment_type_clears_roles_and_requirement_sent_as_null(fresh
 ])
 def test_update_appointment_type_rejects_bad_members(fresh_api, body, path):
     response = fresh_api.patch(f"{TYPES}/{uid('atype:follow')}", user=SCHEDULER, json=body)
-    assert _problem(response, 400, "validation")["path"] == path
+    assert problem_of(response, 400, "validation")["path"] == path
 
 
 def test_update_appointment_type_answers_not_found(fresh_api):
     response = fresh_api.patch(f"{TYPES}/{uuid.uuid4()}", user=SCHEDULER, json={"length": 30})
-    _problem(response, 404, "appointment-type-not-found")
+    problem_of(response, 404, "appointment-type-not-found")
 
 
 def test_update_appointment_type_is_unauthorized_for_a_manager(fresh_api):
     response = fresh_api.patch(f"{TYPES}/{uid('atype:follow')}", user=MANAGER,
                                json={"length": 30})
-    assert _problem(response, 403, "unauthorized")["action"] == "edit"
+    assert problem_of(response, 403, "unauthorized")["action"] == "edit"
 
 
 def test_delete_appointment_type_archives_it(fresh_api):
@@ -165,11 +159,11 @@ def test_delete_appointment_type_stops_linking_new_appointments(fresh_api, world
 
 
 def test_delete_appointment_type_answers_not_found(fresh_api):
-    _problem(fresh_api.delete(f"{TYPES}/{uuid.uuid4()}", user=SCHEDULER), 404,
+    problem_of(fresh_api.delete(f"{TYPES}/{uuid.uuid4()}", user=SCHEDULER), 404,
              "appointment-type-not-found")
 
 
 def test_delete_appointment_type_is_unauthorized_for_a_provider(fresh_api):
     response = fresh_api.delete(f"{TYPES}/{uid('atype:follow')}", user=PROVIDER)
-    _problem(response, 403, "unauthorized")
+    problem_of(response, 403, "unauthorized")
     assert fresh_api.get(f"{TYPES}/{uid('atype:follow')}").get_json()["archived"] is False

@@ -19,6 +19,7 @@ from app.api.domain.appointments import Booking
 from app.api.problems import ProblemError
 from app.api.services import appointments as service
 from tests.factories import uid
+from tests.problems import problem_of
 
 APPOINTMENTS = "/v1/appointments"
 SCHEDULER = "scheduler@example.com"
@@ -34,13 +35,6 @@ def _wire(moment: datetime) -> str:
 def _parse(text: str) -> datetime:
     return datetime.strptime(text, "%Y-%m-%dT%H:%M:%S%z")
 
-
-def _problem(response: Any, status: int, code: str) -> dict[str, Any]:
-    assert response.status_code == status, response.get_json()
-    assert response.mimetype == "application/problem+json"
-    body = response.get_json()
-    assert body["type"].endswith(f"#{code}"), body
-    return body
 
 
 def _body(world: Any, start: datetime = T0, minutes: int = 30, **overrides: Any) -> dict[str, Any]:
@@ -130,7 +124,7 @@ def test_create_appointment_as_cancelled_keeps_a_given_cancellation_date(fresh_a
 def test_create_appointment_rejects_cancellation_members_unless_cancelled(
         fresh_api, world, member, value):
     response = fresh_api.post(APPOINTMENTS, user=SCHEDULER, json=_body(world, **{member: value}))
-    assert _problem(response, 400, "validation")["path"] == f"/{member}"
+    assert problem_of(response, 400, "validation")["path"] == f"/{member}"
 
 
 @pytest.mark.parametrize("minutes", [0, -30])
@@ -138,7 +132,7 @@ def test_create_appointment_rejects_end_not_after_start_as_negative_range(
         fresh_api, world, minutes):
     response = fresh_api.post(APPOINTMENTS, user=SCHEDULER,
                               json=_body(world, minutes=minutes))
-    assert _problem(response, 400, "negative-range")["path"] == "/endDate"
+    assert problem_of(response, 400, "negative-range")["path"] == "/endDate"
 
 
 def test_create_appointment_lasts_at_most_a_day(fresh_api, world):
@@ -146,20 +140,20 @@ def test_create_appointment_lasts_at_most_a_day(fresh_api, world):
     longer = fresh_api.post(APPOINTMENTS, user=SCHEDULER, json=_body(
         world, T0 + timedelta(days=3), minutes=24 * 60 + 1))
     assert day.status_code == 201, day.get_json()
-    assert _problem(longer, 400, "validation")["path"] == "/endDate"
+    assert problem_of(longer, 400, "validation")["path"] == "/endDate"
 
 
 def test_update_appointment_may_not_stretch_it_past_a_day(fresh_api, world):
     created = _create(fresh_api, world)
     response = _patch(fresh_api, created, endDate=_wire(T0 + timedelta(hours=24, minutes=1)))
-    assert _problem(response, 400, "validation")["path"] == "/endDate"
+    assert problem_of(response, 400, "validation")["path"] == "/endDate"
 
 
 def test_create_appointment_rejects_actual_end_before_actual_start(fresh_api, world):
     response = fresh_api.post(APPOINTMENTS, user=SCHEDULER, json=_body(
         world, status="occurred", actualStartDate=_wire(T0),
         actualEndDate=_wire(T0 - timedelta(minutes=1))))
-    assert _problem(response, 400, "negative-range")["path"] == "/actualEndDate"
+    assert problem_of(response, 400, "negative-range")["path"] == "/actualEndDate"
 
 
 @pytest.mark.parametrize("who", ["unknown", "dismissed"])
@@ -167,7 +161,7 @@ def test_create_appointment_rejects_an_unknown_or_dismissed_provider(fresh_api, 
     provider = uuid.uuid4() if who == "unknown" else world.dismissed
     response = fresh_api.post(APPOINTMENTS, user=SCHEDULER,
                               json=_body(world, providerId=str(provider)))
-    assert _problem(response, 400, "validation")["path"] == "/providerId"
+    assert problem_of(response, 400, "validation")["path"] == "/providerId"
 
 
 @pytest.mark.parametrize(("overrides", "path"), [
@@ -179,19 +173,19 @@ def test_create_appointment_rejects_an_unknown_or_dismissed_provider(fresh_api, 
 ])
 def test_create_appointment_rejects_malformed_members(fresh_api, world, overrides, path):
     response = fresh_api.post(APPOINTMENTS, user=SCHEDULER, json=_body(world, **overrides))
-    assert _problem(response, 400, "validation")["path"] == path
+    assert problem_of(response, 400, "validation")["path"] == path
 
 
 def test_create_appointment_rejects_missing_required_members(fresh_api, world):
     response = fresh_api.post(APPOINTMENTS, user=SCHEDULER, json={"type": "Follow-up"})
-    body = _problem(response, 400, "validation")
+    body = problem_of(response, 400, "validation")
     assert {e["path"] for e in body["errors"]} == {"/providerId", "/startDate", "/endDate"}
 
 
 @pytest.mark.parametrize("user", [PROVIDER, MANAGER])
 def test_create_appointment_is_unauthorized_without_create_appointment(fresh_api, world, user):
     response = fresh_api.post(APPOINTMENTS, user=user, json=_body(world))
-    body = _problem(response, 403, "unauthorized")
+    body = problem_of(response, 403, "unauthorized")
     assert (body["action"], body["resource"]) == ("create", "Appointment")
 
 
@@ -205,7 +199,7 @@ def test_create_appointment_refuses_an_overlap_listing_the_conflicts(fresh_api, 
     response = fresh_api.post(APPOINTMENTS, user=SCHEDULER,
                               json=_body(world, start=T0 + timedelta(minutes=15)))
 
-    body = _problem(response, 409, "appointment-overlap")
+    body = problem_of(response, 409, "appointment-overlap")
     assert body["conflicts"] == [
         {"id": first["id"], "startDate": first["startDate"], "endDate": first["endDate"]},
         {"id": second["id"], "startDate": second["startDate"], "endDate": second["endDate"]},
@@ -234,7 +228,7 @@ def test_create_appointment_refuses_an_overlap_with_a_seeded_appointment(fresh_a
     seeded = fresh_api.get(f"{APPOINTMENTS}/{uid('appt:0')}").get_json()
     response = fresh_api.post(APPOINTMENTS, user=SCHEDULER,
                               json=_body(world, start=_parse(seeded["startDate"])))
-    conflicts = _problem(response, 409, "appointment-overlap")["conflicts"]
+    conflicts = problem_of(response, 409, "appointment-overlap")["conflicts"]
     assert [c["id"] for c in conflicts] == [seeded["id"]]
 
 
@@ -279,7 +273,7 @@ def test_update_appointment_rejects_an_outdated_version(fresh_api, world):
 
     response = _patch(fresh_api, created, location="Room 8")
 
-    assert _problem(response, 409, "version-conflict")["currentVersion"] == 2
+    assert problem_of(response, 409, "version-conflict")["currentVersion"] == 2
     assert fresh_api.get(f"{APPOINTMENTS}/{created['id']}").get_json()["location"] == "Room 7"
 
 
@@ -300,7 +294,7 @@ def test_update_appointment_rejects_a_version_that_is_no_version(fresh_api, worl
                                                                  message):
     created = _create(fresh_api, world)
     response = _patch(fresh_api, created, version=version, location="Room 7")
-    body = _problem(response, 400, "validation")
+    body = problem_of(response, 400, "validation")
     assert body["path"] == "/version"
     assert message in body["message"]
 
@@ -314,7 +308,7 @@ def test_update_appointment_checks_the_version_before_the_state(fresh_api, world
              _patch(fresh_api, created, endDate=created["startDate"])]
 
     for response in stale:
-        assert _problem(response, 409, "version-conflict")["currentVersion"] == 2
+        assert problem_of(response, 409, "version-conflict")["currentVersion"] == 2
 
 
 def test_update_appointment_cancels_with_the_date_and_reason(fresh_api, world):
@@ -360,7 +354,7 @@ def test_update_appointment_changes_the_reason_of_a_cancelled_appointment(fresh_
 def test_update_appointment_refuses_other_changes_to_a_cancelled_appointment(fresh_api, world):
     created = _create(fresh_api, world, status="cancelled")
     response = _patch(fresh_api, created, location="Room 9")
-    assert _problem(response, 409, "invalid-state-transition")["currentState"] == "cancelled"
+    assert problem_of(response, 409, "invalid-state-transition")["currentState"] == "cancelled"
 
 
 @pytest.mark.parametrize(("start", "target"), [("cancelled", "occurred"),
@@ -368,13 +362,13 @@ def test_update_appointment_refuses_other_changes_to_a_cancelled_appointment(fre
 def test_update_appointment_refuses_moves_the_rules_lack(fresh_api, world, start, target):
     created = _create(fresh_api, world, status=start)
     response = _patch(fresh_api, created, status=target)
-    assert _problem(response, 409, "invalid-state-transition")["currentState"] == start
+    assert problem_of(response, 409, "invalid-state-transition")["currentState"] == start
 
 
 def test_update_appointment_rejects_cancellation_members_when_not_cancelled(fresh_api, world):
     created = _create(fresh_api, world)
     response = _patch(fresh_api, created, cancellationReason="why")
-    assert _problem(response, 400, "validation")["path"] == "/cancellationReason"
+    assert problem_of(response, 400, "validation")["path"] == "/cancellationReason"
 
 
 def test_update_appointment_refuses_a_changed_created_at(fresh_api, world):
@@ -382,7 +376,7 @@ def test_update_appointment_refuses_a_changed_created_at(fresh_api, world):
 
     response = _patch(fresh_api, created, createdAt="2020-01-01T00:00:00+0000")
 
-    assert _problem(response, 400, "read-only-field")["paths"] == ["/createdAt"]
+    assert problem_of(response, 400, "read-only-field")["paths"] == ["/createdAt"]
 
 
 def test_update_appointment_accepts_the_unchanged_created_at(fresh_api, world):
@@ -394,25 +388,25 @@ def test_update_appointment_accepts_the_unchanged_created_at(fresh_api, world):
 def test_update_appointment_rejects_end_before_start_as_negative_range(fresh_api, world):
     created = _create(fresh_api, world)
     response = _patch(fresh_api, created, endDate=_wire(T0 - timedelta(minutes=5)))
-    assert _problem(response, 400, "negative-range")["path"] == "/endDate"
+    assert problem_of(response, 400, "negative-range")["path"] == "/endDate"
 
 
 def test_update_appointment_rejects_a_member_id_that_is_no_uuid(fresh_api, world):
     created = _create(fresh_api, world)
     response = _patch(fresh_api, created, memberId="member-1")
-    assert _problem(response, 400, "validation")["path"] == "/memberId"
+    assert problem_of(response, 400, "validation")["path"] == "/memberId"
 
 
 def test_update_appointment_rejects_null_for_a_required_member(fresh_api, world):
     created = _create(fresh_api, world)
     response = _patch(fresh_api, created, startDate=None)
-    assert _problem(response, 400, "validation")["path"] == "/startDate"
+    assert problem_of(response, 400, "validation")["path"] == "/startDate"
 
 
 def test_update_appointment_rejects_an_unknown_provider(fresh_api, world):
     created = _create(fresh_api, world)
     response = _patch(fresh_api, created, providerId=str(uuid.uuid4()))
-    assert _problem(response, 400, "validation")["path"] == "/providerId"
+    assert problem_of(response, 400, "validation")["path"] == "/providerId"
 
 
 def test_update_appointment_refuses_a_move_into_an_overlap(fresh_api, world):
@@ -421,7 +415,7 @@ def test_update_appointment_refuses_a_move_into_an_overlap(fresh_api, world):
 
     response = _patch(fresh_api, second, startDate=_wire(T0 + timedelta(minutes=20)))
 
-    conflicts = _problem(response, 409, "appointment-overlap")["conflicts"]
+    conflicts = problem_of(response, 409, "appointment-overlap")["conflicts"]
     assert [c["id"] for c in conflicts] == [first["id"]]
 
 
@@ -429,7 +423,7 @@ def test_update_appointment_refuses_a_provider_change_into_an_overlap(fresh_api,
     theirs = _create(fresh_api, world, providerId=str(world.provider))
     mine = _create(fresh_api, world)
     response = _patch(fresh_api, mine, providerId=str(world.provider))
-    assert [c["id"] for c in _problem(response, 409, "appointment-overlap")["conflicts"]] == [
+    assert [c["id"] for c in problem_of(response, 409, "appointment-overlap")["conflicts"]] == [
         theirs["id"]]
 
 
@@ -443,7 +437,7 @@ def test_update_appointment_refuses_reopening_into_an_overlap(fresh_api, world):
     cancelled = _create(fresh_api, world, status="cancelled")
     booked = _create(fresh_api, world)
     response = _patch(fresh_api, cancelled, status="upcoming")
-    assert [c["id"] for c in _problem(response, 409, "appointment-overlap")["conflicts"]] == [
+    assert [c["id"] for c in problem_of(response, 409, "appointment-overlap")["conflicts"]] == [
         booked["id"]]
 
 
@@ -457,13 +451,13 @@ def test_update_appointment_frees_the_time_when_cancelled(fresh_api, world):
 def test_update_appointment_is_unauthorized_without_edit_appointment(fresh_api, world, user):
     response = _patch(fresh_api, {"id": str(uid("appt:0")), "version": 1}, user=user,
                       location="Room 9")
-    body = _problem(response, 403, "unauthorized")
+    body = problem_of(response, 403, "unauthorized")
     assert (body["action"], body["resource"]) == ("edit", "Appointment")
 
 
 def test_update_appointment_answers_not_found(fresh_api):
     response = _patch(fresh_api, {"id": str(uuid.uuid4()), "version": 1}, location="Room 1")
-    _problem(response, 404, "appointment-not-found")
+    problem_of(response, 404, "appointment-not-found")
 
 
 @pytest.mark.parametrize("body", [
@@ -476,21 +470,21 @@ def test_update_appointment_answers_not_found(fresh_api):
 def test_update_appointment_answers_not_found_whatever_the_body(fresh_api, body):
     path = f"{APPOINTMENTS}/{uuid.uuid4()}"
     response = fresh_api.patch(path, user=SCHEDULER, json=body)
-    assert _problem(response, 404, "appointment-not-found")["instance"] == path
+    assert problem_of(response, 404, "appointment-not-found")["instance"] == path
     # A provider may edit no appointment at all: refused before the id or the body is looked at.
     response = fresh_api.patch(path, user=PROVIDER, json=body)
-    assert _problem(response, 403, "unauthorized")["instance"] == path
+    assert problem_of(response, 403, "unauthorized")["instance"] == path
 
 
 def test_update_appointment_answers_not_found_for_a_body_that_is_not_json(fresh_api):
     response = fresh_api.patch(f"{APPOINTMENTS}/{uuid.uuid4()}", user=SCHEDULER,
                                data="location=Room 1", content_type="text/plain")
-    _problem(response, 404, "appointment-not-found")
+    problem_of(response, 404, "appointment-not-found")
 
 
 def test_update_appointment_rejects_a_malformed_id(fresh_api):
     response = fresh_api.patch(f"{APPOINTMENTS}/nope", json={"version": 1})
-    assert _problem(response, 400, "validation")["path"] == "appointmentId"
+    assert problem_of(response, 400, "validation")["path"] == "appointmentId"
 
 
 # Delete -----------------------------------------------------------------------------------------
@@ -503,17 +497,17 @@ def test_delete_appointment_answers_204_and_removes_it(fresh_api, world):
 
     assert response.status_code == 204
     assert response.data == b""
-    _problem(fresh_api.get(f"{APPOINTMENTS}/{created['id']}"), 404, "appointment-not-found")
+    problem_of(fresh_api.get(f"{APPOINTMENTS}/{created['id']}"), 404, "appointment-not-found")
     _create(fresh_api, world)  # the time is free again
 
 
 def test_delete_appointment_is_unauthorized_for_a_manager(fresh_api):
     response = fresh_api.delete(f"{APPOINTMENTS}/{uid('appt:0')}", user=MANAGER)
-    _problem(response, 403, "unauthorized")
+    problem_of(response, 403, "unauthorized")
 
 
 def test_delete_appointment_answers_not_found(fresh_api):
-    _problem(fresh_api.delete(f"{APPOINTMENTS}/{uuid.uuid4()}"), 404, "appointment-not-found")
+    problem_of(fresh_api.delete(f"{APPOINTMENTS}/{uuid.uuid4()}"), 404, "appointment-not-found")
 
 
 # The database backstop --------------------------------------------------------------------------
@@ -553,7 +547,7 @@ def test_create_appointment_race_books_exactly_one_of_ten_identical_bookings(fre
     losers = [r for r in responses if r.status_code != 201]
     assert len(losers) == 9
     for response in losers:
-        conflicts = _problem(response, 409, "appointment-overlap")["conflicts"]
+        conflicts = problem_of(response, 409, "appointment-overlap")["conflicts"]
         assert [c["id"] for c in conflicts] == [winner["id"]]
     listed = fresh_api.get(APPOINTMENTS, query_string={
         "providerId": str(world.doctor), "startDate": _wire(T0 - timedelta(hours=1)),
@@ -575,7 +569,7 @@ def test_update_appointment_race_lets_exactly_one_of_twenty_same_version_updates
     conflicts = [r for r in responses if r.status_code != 200]
     assert len(conflicts) == 19
     for response in conflicts:
-        assert _problem(response, 409, "version-conflict")["currentVersion"] == 2
+        assert problem_of(response, 409, "version-conflict")["currentVersion"] == 2
     stored = fresh_api.get(path).get_json()
     assert stored["version"] == 2
     assert stored["location"] == ok[0].get_json()["location"]

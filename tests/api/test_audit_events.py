@@ -10,6 +10,7 @@ import pytest
 
 from app.api.audit import AUDITED, SUBJECTS
 from app.contract.audit import AUDIT_SUBJECTS
+from tests.problems import problem_of
 
 EVENTS = "/v1/audit-events"
 MANAGER = "manager@example.com"
@@ -18,13 +19,6 @@ MANAGER = "manager@example.com"
 def _wire(moment: datetime) -> str:
     return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S+0000")
 
-
-def _problem(response: Any, status: int, code: str) -> dict[str, Any]:
-    assert response.status_code == status, response.get_json()
-    assert response.mimetype == "application/problem+json"
-    body = response.get_json()
-    assert body["type"].endswith(f"#{code}"), body
-    return body
 
 
 def _start() -> datetime:
@@ -117,7 +111,7 @@ def test_failed_write_leaves_no_event(fresh_api, world):
 
     stale = fresh_api.patch(f"/v1/shifts/{shift['id']}", user=MANAGER,
                             json={"version": shift["version"] + 5, "note": "Lost"})
-    _problem(stale, 409, "version-conflict")
+    problem_of(stale, 409, "version-conflict")
     bad = fresh_api.patch(f"/v1/shifts/{shift['id']}", user=MANAGER,
                           json={"endDate": "2020-01-01T00:00:00+0000"})
     assert bad.status_code in (400, 409, 422), bad.get_json()
@@ -174,10 +168,10 @@ def test_events_page_newest_first_with_a_cursor(fresh_api):
 
 @pytest.mark.parametrize("user", [MANAGER, "provider@example.com", "scheduler@example.com"])
 def test_list_audit_events_is_unauthorized_for_non_admins(api, user):
-    body = _problem(api.get(EVENTS, user=user), 403, "unauthorized")
+    body = problem_of(api.get(EVENTS, user=user), 403, "unauthorized")
     assert (body["action"], body["resource"]) == ("manage", "AuditEvent")
     # Bad input from someone who may not read the trail is answered with the refusal.
-    _problem(api.get(EVENTS, user=user, query_string={"subject": "Nope"}), 403, "unauthorized")
+    problem_of(api.get(EVENTS, user=user, query_string={"subject": "Nope"}), 403, "unauthorized")
 
 
 @pytest.mark.parametrize(("query", "path"), [
@@ -191,18 +185,18 @@ def test_list_audit_events_is_unauthorized_for_non_admins(api, user):
     ({"pageSize": "0"}, "pageSize"),
 ])
 def test_list_audit_events_rejects_bad_filters(api, query, path):
-    assert _problem(api.get(EVENTS, query_string=query), 400, "validation")["path"] == path
+    assert problem_of(api.get(EVENTS, query_string=query), 400, "validation")["path"] == path
 
 
 def test_list_audit_events_rejects_a_negative_range(api):
-    body = _problem(api.get(EVENTS, query_string={"from": "2026-03-02T00:00:00Z",
+    body = problem_of(api.get(EVENTS, query_string={"from": "2026-03-02T00:00:00Z",
                                                   "to": "2026-03-01T00:00:00Z"}),
                     400, "negative-range")
     assert body["path"] == "to"
 
 
 def test_unauthenticated_caller_is_refused(api):
-    _problem(api.get(EVENTS, user=None), 401, "unauthenticated")
+    problem_of(api.get(EVENTS, user=None), 401, "unauthenticated")
 
 
 def test_reading_writes_nothing(api):

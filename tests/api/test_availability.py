@@ -8,6 +8,8 @@ from typing import Any
 
 import pytest
 
+from tests.problems import problem_of
+
 PATTERNS = "/v1/availabilities"
 EXCEPTIONS = "/v1/availability-exceptions"
 WINDOWS = "/v1/availability/windows"
@@ -18,13 +20,6 @@ ICU_NURSE = "icu.nurse@example.com"
 WEEK = [{"weekday": "monday", "startTime": "07:00", "endTime": "15:00", "kind": "unavailable"},
         {"weekday": "tuesday", "startTime": "09:00", "endTime": "17:00", "kind": "preferred"}]
 
-
-def _problem(response: Any, status: int, code: str) -> dict[str, Any]:
-    assert response.status_code == status, response.get_json()
-    assert response.mimetype == "application/problem+json"
-    body = response.get_json()
-    assert body["type"].endswith(f"#{code}"), body
-    return body
 
 
 def _pattern(api: Any, user: str = PROVIDER, **body: Any) -> dict[str, Any]:
@@ -48,22 +43,22 @@ def test_provider_creates_own_pattern_and_reads_it_back(fresh_api):
 def test_manager_views_team_pattern_but_other_team_manager_does_not(fresh_api):
     created = _pattern(fresh_api)
     assert fresh_api.get(f"{PATTERNS}/{created['id']}", user=MANAGER).status_code == 200
-    _problem(fresh_api.get(f"{PATTERNS}/{created['id']}", user=ICU_MANAGER), 403, "unauthorized")
+    problem_of(fresh_api.get(f"{PATTERNS}/{created['id']}", user=ICU_MANAGER), 403, "unauthorized")
     assert fresh_api.get(PATTERNS, user=ICU_MANAGER).get_json()["items"] == []
     assert fresh_api.get(PATTERNS, user=ICU_NURSE).get_json()["items"] == []
 
 
 def test_manager_may_not_write_a_providers_pattern(fresh_api):
     body = {"providerId": str(fresh_api.world.provider), "effectiveFrom": "2026-03-01"}
-    _problem(fresh_api.post(PATTERNS, user=MANAGER, json=body), 403, "unauthorized")
-    _problem(fresh_api.post(PATTERNS, user=ICU_NURSE, json=body), 403, "unauthorized")
+    problem_of(fresh_api.post(PATTERNS, user=MANAGER, json=body), 403, "unauthorized")
+    problem_of(fresh_api.post(PATTERNS, user=ICU_NURSE, json=body), 403, "unauthorized")
 
 
 def test_admin_creates_for_a_provider_and_unknown_provider_is_not_found(fresh_api):
     assert _pattern(fresh_api, user="admin@example.com",
                     providerId=str(fresh_api.world.provider))["providerId"] == str(
         fresh_api.world.provider)
-    _problem(fresh_api.post(PATTERNS, json={"providerId": str(uuid.uuid4()),
+    problem_of(fresh_api.post(PATTERNS, json={"providerId": str(uuid.uuid4()),
                                             "effectiveFrom": "2026-03-01"}),
              404, "provider-not-found")
 
@@ -85,7 +80,7 @@ def test_admin_creates_for_a_provider_and_unknown_provider_is_not_found(fresh_ap
      "/rules/0/startTime"),
 ])
 def test_create_pattern_rejects_bad_input_with_a_path(fresh_api, body, path):
-    problem = _problem(fresh_api.post(PATTERNS, user=PROVIDER, json=body), 400, "validation")
+    problem = problem_of(fresh_api.post(PATTERNS, user=PROVIDER, json=body), 400, "validation")
     assert problem["path"] == path
 
 
@@ -95,13 +90,13 @@ def test_update_pattern_is_versioned(fresh_api):
     updated = fresh_api.patch(url, user=PROVIDER, json={"version": 1, "rules": WEEK[:1]})
     assert updated.status_code == 200, updated.get_json()
     assert (updated.get_json()["version"], updated.get_json()["rules"]) == (2, WEEK[:1])
-    stale = _problem(fresh_api.patch(url, user=PROVIDER, json={"version": 1, "rules": []}),
+    stale = problem_of(fresh_api.patch(url, user=PROVIDER, json={"version": 1, "rules": []}),
                      409, "version-conflict")
     assert stale["currentVersion"] == 2
-    _problem(fresh_api.delete(f"{url}?version=1", user=PROVIDER), 409, "version-conflict")
+    problem_of(fresh_api.delete(f"{url}?version=1", user=PROVIDER), 409, "version-conflict")
     assert fresh_api.delete(f"{url}?version=2", user=PROVIDER).status_code == 204
-    _problem(fresh_api.get(url, user=PROVIDER), 404, "availability-not-found")
-    _problem(fresh_api.patch(url, user=PROVIDER, json={}), 404, "availability-not-found")
+    problem_of(fresh_api.get(url, user=PROVIDER), 404, "availability-not-found")
+    problem_of(fresh_api.patch(url, user=PROVIDER, json={}), 404, "availability-not-found")
 
 
 def test_exceptions_crud_with_versions_and_not_found(fresh_api):
@@ -115,27 +110,27 @@ def test_exceptions_crud_with_versions_and_not_found(fresh_api):
     url = f"{EXCEPTIONS}/{created['id']}"
     changed = fresh_api.patch(url, user=PROVIDER, json={"version": 1, "note": None})
     assert (changed.get_json()["note"], changed.get_json()["version"]) == (None, 2)
-    _problem(fresh_api.patch(url, user=PROVIDER, json={"version": 1}), 409, "version-conflict")
-    _problem(fresh_api.patch(url, user=PROVIDER, json={"endDate": "2026-03-01"}),
+    problem_of(fresh_api.patch(url, user=PROVIDER, json={"version": 1}), 409, "version-conflict")
+    problem_of(fresh_api.patch(url, user=PROVIDER, json={"endDate": "2026-03-01"}),
              400, "negative-range")
     listed = fresh_api.get(f"{EXCEPTIONS}?startDate=2026-03-12&endDate=2026-03-20",
                            user=MANAGER).get_json()
     assert [e["id"] for e in listed["items"]] == [created["id"]]
     assert fresh_api.get(f"{EXCEPTIONS}?startDate=2026-03-13", user=MANAGER).get_json()[
         "items"] == []
-    _problem(fresh_api.get(url, user=ICU_MANAGER), 403, "unauthorized")
+    problem_of(fresh_api.get(url, user=ICU_MANAGER), 403, "unauthorized")
     assert fresh_api.delete(url, user=PROVIDER).status_code == 204
-    _problem(fresh_api.get(url, user=PROVIDER), 404, "availability-exception-not-found")
-    _problem(fresh_api.delete(url, user=PROVIDER), 404, "availability-exception-not-found")
+    problem_of(fresh_api.get(url, user=PROVIDER), 404, "availability-exception-not-found")
+    problem_of(fresh_api.delete(url, user=PROVIDER), 404, "availability-exception-not-found")
 
 
 def test_create_exception_rejects_reversed_and_unsupported_dates(fresh_api):
-    _problem(fresh_api.post(EXCEPTIONS, user=PROVIDER, json={
+    problem_of(fresh_api.post(EXCEPTIONS, user=PROVIDER, json={
         "startDate": "2026-03-10", "endDate": "2026-03-09"}), 400, "negative-range")
-    body = _problem(fresh_api.post(EXCEPTIONS, user=PROVIDER, json={
+    body = problem_of(fresh_api.post(EXCEPTIONS, user=PROVIDER, json={
         "startDate": "0001-01-01", "endDate": "9999-12-31"}), 400, "validation")
     assert {e["path"] for e in body["errors"]} == {"/startDate", "/endDate"}
-    _problem(fresh_api.post(EXCEPTIONS, user=PROVIDER, json={
+    problem_of(fresh_api.post(EXCEPTIONS, user=PROVIDER, json={
         "startDate": "2026-03-10", "endDate": "2026-03-10", "note": "x" * 501}),
         400, "validation")
 
@@ -171,11 +166,11 @@ def test_windows_combine_pattern_and_exceptions_for_a_team(fresh_api):
      "provider-not-found"),
 ])
 def test_windows_reject_bad_queries(api, query, status, code):
-    _problem(api.get(f"{WINDOWS}?{query.format(team=api.world.ed)}", user=MANAGER), status, code)
+    problem_of(api.get(f"{WINDOWS}?{query.format(team=api.world.ed)}", user=MANAGER), status, code)
 
 
 def test_windows_of_another_teams_provider_are_unauthorized(api):
-    _problem(api.get(f"{WINDOWS}?providerId={api.world.provider}&startDate=2026-03-01"
+    problem_of(api.get(f"{WINDOWS}?providerId={api.world.provider}&startDate=2026-03-01"
                      "&endDate=2026-03-02", user=ICU_MANAGER), 403, "unauthorized")
 
 

@@ -17,6 +17,7 @@ from sqlalchemy import func, select, update
 
 from app.api import models as m
 from tests.factories import uid
+from tests.problems import problem_of
 
 PTO = str(uid("policy:pto"))
 SICK = str(uid("policy:sick"))
@@ -30,14 +31,6 @@ MANAGER = "manager@example.com"
 ICU_MANAGER = "icu.manager@example.com"
 MONTHLY = {"method": "per_period", "rate": "8", "startDate": "2026-01-01", "period": "monthly"}
 
-
-def _problem(response: Any, status: int, code: str) -> dict[str, Any]:
-    assert response.status_code == status, response.get_json()
-    assert response.mimetype == "application/problem+json"
-    body = response.get_json()
-    assert body["type"].endswith(f"#{code}"), body
-    assert body["detail"]
-    return body
 
 
 def _configure(api: Any, **settings: Any) -> dict[str, Any]:
@@ -112,7 +105,7 @@ def test_set_accrual_lists_every_bad_amount(fresh_api):
     response = fresh_api.put(ACCRUAL, json={**MONTHLY, "rate": "1/0", "balanceCap": "-3",
                                             "negativeFloor": "4", "annualUseLimit": "abc"})
 
-    body = _problem(response, 400, "validation")
+    body = problem_of(response, 400, "validation")
     assert {e["path"] for e in body["errors"]} == {"/rate", "/balanceCap", "/negativeFloor",
                                                   "/annualUseLimit"}
 
@@ -122,14 +115,14 @@ def test_set_accrual_refuses_bad_dates_and_sizes(fresh_api):
                          ("carryOverDate", "02-30"), ("rate", "9" * 50),
                          ("waitingPeriodDays", -1), ("rate", "1e9")]:
         response = fresh_api.put(ACCRUAL, json={**MONTHLY, field: value})
-        assert _problem(response, 400, "validation")["errors"][0]["path"] == f"/{field}"
+        assert problem_of(response, 400, "validation")["errors"][0]["path"] == f"/{field}"
 
 
 def test_set_accrual_needs_edit_on_the_policy_and_an_existing_policy(fresh_api):
-    _problem(fresh_api.put(ACCRUAL, user=MANAGER, json=MONTHLY), 403, "unauthorized")
-    _problem(fresh_api.put(f"/v1/time-off/policies/{uid('nope')}/accrual", json=MONTHLY), 404,
+    problem_of(fresh_api.put(ACCRUAL, user=MANAGER, json=MONTHLY), 403, "unauthorized")
+    problem_of(fresh_api.put(f"/v1/time-off/policies/{uid('nope')}/accrual", json=MONTHLY), 404,
              "time-off-policy-not-found")
-    _problem(fresh_api.get(f"/v1/time-off/policies/{SICK}/accrual"), 400, "validation")
+    problem_of(fresh_api.get(f"/v1/time-off/policies/{SICK}/accrual"), 400, "validation")
 
 
 # Accrual runs and balances ----------------------------------------------------------------------
@@ -188,13 +181,13 @@ def test_per_hour_worked_accrual_reads_the_timesheet_exactly(fresh_api, world):
 
 def test_accrual_run_needs_manage_on_policies_and_valid_input(fresh_api):
     _configure(fresh_api)
-    _problem(fresh_api.post(ACCRUALS, user=MANAGER, json={"through": "2026-04-01"}), 403,
+    problem_of(fresh_api.post(ACCRUALS, user=MANAGER, json={"through": "2026-04-01"}), 403,
              "unauthorized")
-    _problem(fresh_api.post(ACCRUALS, json={"through": "9999-01-01"}), 400, "validation")
-    _problem(fresh_api.post(ACCRUALS, json={"through": "2999-12-31"}), 400, "validation")
-    _problem(fresh_api.post(ACCRUALS, json={"through": "2026-04-01", "policyId": SICK}), 400,
+    problem_of(fresh_api.post(ACCRUALS, json={"through": "9999-01-01"}), 400, "validation")
+    problem_of(fresh_api.post(ACCRUALS, json={"through": "2999-12-31"}), 400, "validation")
+    problem_of(fresh_api.post(ACCRUALS, json={"through": "2026-04-01", "policyId": SICK}), 400,
              "validation")
-    _problem(fresh_api.post(ACCRUALS, json={"through": "2026-04-01",
+    problem_of(fresh_api.post(ACCRUALS, json={"through": "2026-04-01",
                                             "policyId": str(uid("nope"))}), 404,
              "time-off-policy-not-found")
 
@@ -205,16 +198,16 @@ def test_balances_follow_the_request_permissions(fresh_api, world):
 
     assert _balance(fresh_api, MANAGER, providerId=str(world.provider),
                     asOf="2026-02-01")["balance"]["exact"] == "8"
-    _problem(fresh_api.get(BALANCES, user=ICU_MANAGER,
+    problem_of(fresh_api.get(BALANCES, user=ICU_MANAGER,
                            query_string={"providerId": str(world.provider)}), 403, "unauthorized")
-    _problem(fresh_api.get(BALANCES, user="doctor@example.com",
+    problem_of(fresh_api.get(BALANCES, user="doctor@example.com",
                            query_string={"providerId": str(world.provider)}), 403, "unauthorized")
-    _problem(fresh_api.get(BALANCES, user=MANAGER), 400, "validation")
-    _problem(fresh_api.get(BALANCES, query_string={"providerId": str(uid("nobody"))}), 404,
+    problem_of(fresh_api.get(BALANCES, user=MANAGER), 400, "validation")
+    problem_of(fresh_api.get(BALANCES, query_string={"providerId": str(uid("nobody"))}), 404,
              "provider-not-found")
-    _problem(fresh_api.get(BALANCES, user="scheduler@example.com",
+    problem_of(fresh_api.get(BALANCES, user="scheduler@example.com",
                            query_string={"providerId": str(world.provider)}), 403, "unauthorized")
-    _problem(fresh_api.get(BALANCES, user=PROVIDER, query_string={"asOf": "2026-13-01"}), 400,
+    problem_of(fresh_api.get(BALANCES, user=PROVIDER, query_string={"asOf": "2026-13-01"}), 400,
              "validation")
 
 
@@ -243,7 +236,7 @@ def test_approval_beyond_the_balance_is_refused_with_what_it_needs(fresh_api):
     _accrue(fresh_api, "2026-02-01")  # 8 hours
     request = _request(fresh_api, "06", days=2)
 
-    body = _problem(_approve(fresh_api, request), 409, "insufficient-balance")
+    body = problem_of(_approve(fresh_api, request), 409, "insufficient-balance")
 
     assert "needs 16 hours, 8 available" in body["detail"]
     assert (body["needed"], body["available"], body["unit"]) == ("16", "8", "hours")
@@ -258,7 +251,7 @@ def test_approval_may_go_to_the_negative_floor_not_beyond(fresh_api):
     one_more = _request(fresh_api, "13")
 
     assert _approve(fresh_api, two_days).status_code == 200
-    _problem(_approve(fresh_api, one_more), 409, "insufficient-balance")
+    problem_of(_approve(fresh_api, one_more), 409, "insufficient-balance")
     assert _balance(fresh_api, asOf="2999-12-31")["available"]["exact"] == "0"
 
 
@@ -268,14 +261,14 @@ def test_approval_is_refused_over_the_annual_use_limit_and_in_the_waiting_period
     _accrue(fresh_api, "2026-04-01")
     first, second = _request(fresh_api, "06"), _request(fresh_api, "13")
     assert _approve(fresh_api, first).status_code == 200
-    body = _problem(_approve(fresh_api, second), 409, "annual-use-limit-reached")
+    body = problem_of(_approve(fresh_api, second), 409, "annual-use-limit-reached")
     assert body["available"] == "4"
 
     _configure(fresh_api, waitingPeriodDays=90)
     with fresh_api.db.unit_of_work(write=True) as session:
         session.execute(update(m.Provider).where(m.Provider.id == world.provider).values(
             hire_date=datetime(2026, 3, 1, 5, tzinfo=UTC)))
-    body = _problem(_approve(fresh_api, second), 409, "waiting-period")
+    body = problem_of(_approve(fresh_api, second), 409, "waiting-period")
     assert body["eligibleFrom"] == "2026-05-30"
 
 
@@ -403,7 +396,7 @@ def test_reset_upload_refuses_the_whole_file_listing_every_bad_row(fresh_api, wo
                 f"{world.provider},{SICK},1,2026-01-01",
                 f"{world.provider},{PTO},9,2026-01-01")
 
-    body = _problem(_upload(fresh_api, data), 400, "invalid-balance-reset-rows")
+    body = problem_of(_upload(fresh_api, data), 400, "invalid-balance-reset-rows")
 
     paths = [e["path"] for e in body["errors"]]
     assert paths == ["/rows/2/providerId", "/rows/3/policyId", "/rows/4/balance",
@@ -417,14 +410,14 @@ def test_reset_upload_refuses_the_whole_file_listing_every_bad_row(fresh_api, wo
 
 
 def test_reset_upload_refusals(fresh_api, world):
-    _problem(_upload(fresh_api, b"a,b\n1,2\n"), 400, "validation")
-    _problem(_upload(fresh_api, b"\xff\xfe"), 400, "validation")
-    _problem(fresh_api.post(RESETS, json={"rows": []}), 415, "unsupported-media-type")
-    _problem(_upload(fresh_api, _csv(f"{world.provider},{PTO},1,2026-01-01"),
+    problem_of(_upload(fresh_api, b"a,b\n1,2\n"), 400, "validation")
+    problem_of(_upload(fresh_api, b"\xff\xfe"), 400, "validation")
+    problem_of(fresh_api.post(RESETS, json={"rows": []}), 415, "unsupported-media-type")
+    problem_of(_upload(fresh_api, _csv(f"{world.provider},{PTO},1,2026-01-01"),
                      user=MANAGER), 403, "unauthorized")
-    _problem(fresh_api.get(f"{RESETS}/{uid('nope')}"), 404, "balance-reset-upload-not-found")
+    problem_of(fresh_api.get(f"{RESETS}/{uid('nope')}"), 404, "balance-reset-upload-not-found")
     rows = [f"{world.provider},{PTO},1,2026-01-{1 + i % 28:02d}" for i in range(1001)]
-    _problem(_upload(fresh_api, _csv(*rows)), 400, "batch-size-exceeded")
+    problem_of(_upload(fresh_api, _csv(*rows)), 400, "batch-size-exceeded")
 
 
 def test_reset_uploads_are_listed_newest_first_a_page_at_a_time(fresh_api, world):
@@ -435,7 +428,7 @@ def test_reset_uploads_are_listed_newest_first_a_page_at_a_time(fresh_api, world
         response = _upload(fresh_api, _csv(f"{world.provider},{PTO},{day},2026-01-0{day}"))
         assert response.status_code == 201, response.get_json()
         ids.append(response.get_json()["id"])
-    _problem(_upload(fresh_api, _csv(f"{world.provider},{PTO},-1,2026-01-01")), 400,
+    problem_of(_upload(fresh_api, _csv(f"{world.provider},{PTO},-1,2026-01-01")), 400,
              "invalid-balance-reset-rows")
     _upload(fresh_api, _csv(f"{world.provider},{PTO},1,2026-01-01"))  # the first file again
 
@@ -447,6 +440,6 @@ def test_reset_uploads_are_listed_newest_first_a_page_at_a_time(fresh_api, world
     assert listed[0] == {"id": ids[2], "status": "completed", "fileName": "resets.csv",
                          "rowCount": 1, "createdAt": listed[0]["createdAt"],
                          "createdById": str(world.admin)}
-    _problem(fresh_api.get(RESETS, query_string={"cursor": "forged"}), 400, "validation")
-    _problem(fresh_api.get(RESETS, user=MANAGER), 403, "unauthorized")
+    problem_of(fresh_api.get(RESETS, query_string={"cursor": "forged"}), 400, "validation")
+    problem_of(fresh_api.get(RESETS, user=MANAGER), 403, "unauthorized")
     assert fresh_api.get(RESETS, user=None).status_code == 401

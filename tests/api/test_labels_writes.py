@@ -10,19 +10,13 @@ from typing import Any
 import pytest
 
 from tests.factories import uid
+from tests.problems import problem_of
 
 LABELS = "/v1/settings/labels"
 TIMESTAMP = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\+0000$")
 SCHEDULER = "scheduler@example.com"
 MANAGER = "manager@example.com"
 
-
-def _problem(response: Any, status: int, code: str) -> dict[str, Any]:
-    assert response.status_code == status, response.get_json()
-    assert response.mimetype == "application/problem+json"
-    body = response.get_json()
-    assert body["type"].endswith(f"#{code}"), body
-    return body
 
 
 def _create(api: Any, **body: Any) -> dict[str, Any]:
@@ -56,12 +50,12 @@ def test_create_label_defaults_color_and_description(fresh_api):
     ({"name": "A", "shade": "dark"}, "/shade"),
 ])
 def test_create_label_rejects_malformed_members(fresh_api, body, path):
-    assert _problem(fresh_api.post(LABELS, json=body), 400, "validation")["path"] == path
+    assert problem_of(fresh_api.post(LABELS, json=body), 400, "validation")["path"] == path
 
 
 @pytest.mark.parametrize("user", [SCHEDULER, MANAGER, "provider@example.com"])
 def test_create_label_is_unauthorized_for_non_admins(fresh_api, user):
-    body = _problem(fresh_api.post(LABELS, user=user, json={"name": "A"}), 403, "unauthorized")
+    body = problem_of(fresh_api.post(LABELS, user=user, json={"name": "A"}), 403, "unauthorized")
     assert (body["action"], body["resource"]) == ("create", "Label")
 
 
@@ -90,18 +84,18 @@ def test_update_label_clears_description_sent_as_null(fresh_api):
 ])
 def test_update_label_rejects_bad_members(fresh_api, body, path):
     response = fresh_api.put(f"{LABELS}/{uid('label:float')}", json=body)
-    assert _problem(response, 400, "validation")["path"] == path
+    assert problem_of(response, 400, "validation")["path"] == path
 
 
 def test_update_label_answers_not_found(fresh_api):
-    _problem(fresh_api.put(f"{LABELS}/{uuid.uuid4()}", json={"name": "A"}), 404,
+    problem_of(fresh_api.put(f"{LABELS}/{uuid.uuid4()}", json={"name": "A"}), 404,
              "label-not-found")
 
 
 def test_update_label_is_unauthorized_for_a_scheduler(fresh_api):
     response = fresh_api.put(f"{LABELS}/{uid('label:float')}", user=SCHEDULER,
                              json={"name": "A"})
-    assert _problem(response, 403, "unauthorized")["action"] == "edit"
+    assert problem_of(response, 403, "unauthorized")["action"] == "edit"
 
 
 def test_delete_label_answers_204_and_removes_it_from_segments(fresh_api, world):
@@ -114,17 +108,17 @@ def test_delete_label_answers_204_and_removes_it_from_segments(fresh_api, world)
 
     assert response.status_code == 204
     assert response.data == b""
-    _problem(fresh_api.get(f"{LABELS}/{charge}"), 404, "label-not-found")
+    problem_of(fresh_api.get(f"{LABELS}/{charge}"), 404, "label-not-found")
     shift = fresh_api.get(f"/v1/shifts/{shifts[0]['id']}").get_json()
     assert all(charge not in seg["labels"] for seg in shift["segments"])
 
 
 def test_delete_label_answers_not_found(fresh_api):
-    _problem(fresh_api.delete(f"{LABELS}/{uuid.uuid4()}"), 404, "label-not-found")
+    problem_of(fresh_api.delete(f"{LABELS}/{uuid.uuid4()}"), 404, "label-not-found")
 
 
 def test_delete_label_is_unauthorized_for_a_manager(fresh_api):
-    _problem(fresh_api.delete(f"{LABELS}/{uid('label:float')}", user=MANAGER), 403,
+    problem_of(fresh_api.delete(f"{LABELS}/{uid('label:float')}", user=MANAGER), 403,
              "unauthorized")
     assert fresh_api.get(f"{LABELS}/{uid('label:float')}").status_code == 200
 
@@ -157,8 +151,8 @@ def test_label_usage_of_a_new_label_is_empty(fresh_api):
 
 
 def test_label_usage_answers_not_found_and_is_unauthorized_for_a_manager(fresh_api):
-    _problem(fresh_api.get(f"{LABELS}/{uuid.uuid4()}/usage"), 404, "label-not-found")
-    body = _problem(fresh_api.get(f"{LABELS}/{uid('label:charge')}/usage", user=MANAGER), 403,
+    problem_of(fresh_api.get(f"{LABELS}/{uuid.uuid4()}/usage"), 404, "label-not-found")
+    body = problem_of(fresh_api.get(f"{LABELS}/{uid('label:charge')}/usage", user=MANAGER), 403,
                     "unauthorized")
     assert body["resource"] == "Label"
 

@@ -13,6 +13,7 @@ from sqlalchemy import select
 
 from app.api import models as m
 from tests.factories import uid
+from tests.problems import problem_of
 
 NOTIFICATIONS = "/v1/notifications"
 PROVIDER = "provider@example.com"
@@ -31,13 +32,6 @@ def _wire(moment: datetime) -> str:
 def _future(days: float = 6) -> datetime:
     return datetime.now(UTC).replace(minute=0, second=0, microsecond=0) + timedelta(days=days)
 
-
-def _problem(response: Any, status: int, code: str) -> dict[str, Any]:
-    assert response.status_code == status, response.get_json()
-    assert response.mimetype == "application/problem+json"
-    body = response.get_json()
-    assert body["type"].endswith(f"#{code}"), body
-    return body
 
 
 def _mine(api: Any, user: str = PROVIDER, **query: Any) -> list[dict[str, Any]]:
@@ -185,7 +179,7 @@ def test_a_refused_write_leaves_no_notice(fresh_api, world):
     shift = _create_shift(fresh_api, _shift_body(world, _future(), world.provider))
     stale = fresh_api.patch(f"/v1/shifts/{shift['id']}", user=MANAGER,
                             json={"version": shift["version"] + 5, "note": "New"})
-    _problem(stale, 409, "version-conflict")
+    problem_of(stale, 409, "version-conflict")
     assert [n["kind"] for n in _mine(fresh_api)] == ["shift-assigned"]
 
 
@@ -212,9 +206,9 @@ def test_list_is_newest_first_with_cursor_and_unread_filter(fresh_api, world):
         notices[0]["id"], notices[2]["id"]]
     assert [n["id"] for n in _mine(fresh_api, unread="false")] == [notices[1]["id"]]
     assert _unread(fresh_api) == 2
-    _problem(fresh_api.get(NOTIFICATIONS, user=PROVIDER, query_string={"unread": "maybe"}),
+    problem_of(fresh_api.get(NOTIFICATIONS, user=PROVIDER, query_string={"unread": "maybe"}),
              400, "validation")
-    _problem(fresh_api.get(NOTIFICATIONS, user=PROVIDER, query_string={"cursor": "forged"}),
+    problem_of(fresh_api.get(NOTIFICATIONS, user=PROVIDER, query_string={"cursor": "forged"}),
              400, "validation")
 
 
@@ -225,7 +219,7 @@ def test_mark_one_read_is_versioned_and_keeps_the_first_read_time(fresh_api, wor
     assert (read["version"], read["readAt"] is not None) == (2, True)
     again = fresh_api.patch(path, user=PROVIDER, json={"read": True}).get_json()
     assert (again["version"], again["readAt"]) == (2, read["readAt"])
-    body = _problem(fresh_api.patch(path, user=PROVIDER, json={"read": False, "version": 1}),
+    body = problem_of(fresh_api.patch(path, user=PROVIDER, json={"read": False, "version": 1}),
                     409, "version-conflict")
     assert body["currentVersion"] == 2
     unread = fresh_api.patch(path, user=PROVIDER, json={"read": False, "version": 2}).get_json()
@@ -237,18 +231,18 @@ def test_someone_elses_or_an_unknown_notification_is_not_found(fresh_api, world)
     [notice] = _notices(fresh_api, world, 1)
     path = f"{NOTIFICATIONS}/{notice['id']}"
     for user in (NURSE1, MANAGER, "admin@example.com"):
-        _problem(fresh_api.get(path, user=user), 404, "notification-not-found")
-        _problem(fresh_api.patch(path, user=user, json={"read": True}), 404,
+        problem_of(fresh_api.get(path, user=user), 404, "notification-not-found")
+        problem_of(fresh_api.patch(path, user=user, json={"read": True}), 404,
                  "notification-not-found")
     unknown = f"{NOTIFICATIONS}/{uuid.uuid4()}"
-    _problem(fresh_api.patch(unknown, user=PROVIDER, json={"read": True}), 404,
+    problem_of(fresh_api.patch(unknown, user=PROVIDER, json={"read": True}), 404,
              "notification-not-found")
-    _problem(fresh_api.get(f"{NOTIFICATIONS}/not-an-id", user=PROVIDER), 400, "validation")
-    _problem(fresh_api.patch(path, user=PROVIDER, json={"read": "yes please"}), 400,
+    problem_of(fresh_api.get(f"{NOTIFICATIONS}/not-an-id", user=PROVIDER), 400, "validation")
+    problem_of(fresh_api.patch(path, user=PROVIDER, json={"read": "yes please"}), 400,
              "validation")
-    _problem(fresh_api.patch(path, user=PROVIDER, json={"read": True, "version": -1}), 400,
+    problem_of(fresh_api.patch(path, user=PROVIDER, json={"read": True, "version": -1}), 400,
              "validation")
-    _problem(fresh_api.get(NOTIFICATIONS, user=None), 401, "unauthenticated")
+    problem_of(fresh_api.get(NOTIFICATIONS, user=None), 401, "unauthenticated")
     assert fresh_api.get(path, user=PROVIDER).get_json()["readAt"] is None
 
 

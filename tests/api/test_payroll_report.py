@@ -28,6 +28,7 @@ from app.api import models as m
 from app.contract.common import format_timestamp
 from tests.conftest import Api, Template, make_settings
 from tests.factories import DAYS, START, make_provider, make_role, make_shift, make_team, uid
+from tests.problems import problem_of
 
 RUNS = "/v1/reporting/reports/runs"
 SIGN_OFFS = "/v1/timekeeping/timesheet/sign-offs"
@@ -138,12 +139,6 @@ def _minutes(rows: list[dict[str, str]]) -> list[tuple[str, str, str, int, int]]
              int(r["actualMinutes"])) for r in rows]
 
 
-def _problem(response: Any, status: int, code: str) -> dict[str, Any]:
-    assert response.status_code == status, response.get_json()
-    body = response.get_json()
-    assert body["type"].endswith(f"#{code}"), body
-    return body
-
 
 # Final and preliminary -----------------------------------------------------------------------
 
@@ -249,7 +244,7 @@ def test_payroll_refuses_a_missing_or_unknown_team(nights_api, team, message):
                   "endDate": format_timestamp(FIRST_DAY[1])}
     if team is not None:
         parameters["teamId"] = team
-    body = _problem(nights_api.post(RUNS, json={"reportId": "payroll",
+    body = problem_of(nights_api.post(RUNS, json={"reportId": "payroll",
                                                 "parameters": parameters}),
                     400, "report-parameter-validation")
     assert body["path"] == "/parameters/teamId"
@@ -257,7 +252,7 @@ def test_payroll_refuses_a_missing_or_unknown_team(nights_api, team, message):
 
 
 def test_payroll_refuses_a_parameter_it_does_not_take(nights_api, world):
-    body = _problem(nights_api.post(RUNS, json={"reportId": "payroll", "parameters": {
+    body = problem_of(nights_api.post(RUNS, json={"reportId": "payroll", "parameters": {
         **_window(*FIRST_DAY, world.ed), "preliminary": True}}), 400,
         "report-parameter-validation")
     assert body["path"] == "/parameters/preliminary"
@@ -277,7 +272,7 @@ def test_payroll_lists_only_providers_whose_timesheets_the_creator_may_view(nigh
 def test_payroll_refuses_providers(nights_api, world):
     response = nights_api.post(RUNS, user="provider@example.com", json={
         "reportId": "payroll", "parameters": _window(*FIRST_DAY, world.ed)})
-    _problem(response, 403, "unauthorized")
+    problem_of(response, 403, "unauthorized")
 
 
 def test_payroll_defuses_cells_that_would_run_as_formulas(nights_api):

@@ -20,6 +20,7 @@ from app.api import models as m
 from app.api.domain.intervals import Interval
 from app.api.services.timekeeping import create_timecard
 from tests.factories import START, uid
+from tests.problems import problem_of
 
 PUNCHES = "/v1/timekeeping/timecard/punches"
 ME = "/v1/timekeeping/timecard/me"
@@ -35,13 +36,6 @@ def _wire(moment: datetime) -> str:
 def _parse(text: str) -> datetime:
     return datetime.strptime(text, "%Y-%m-%dT%H:%M:%S%z")
 
-
-def _problem(response: Any, status: int, code: str) -> dict[str, Any]:
-    assert response.status_code == status, response.get_json()
-    assert response.mimetype == "application/problem+json"
-    body = response.get_json()
-    assert body["type"].endswith(f"#{code}"), body
-    return body
 
 
 def _punch(api: Any, provider: uuid.UUID, action: str, user: str = PROVIDER,
@@ -135,7 +129,7 @@ def test_create_punch_rejects_action_not_allowed_next(fresh_api: Any, world: Any
                                                       allowed: str) -> None:
     for earlier in history:
         _created(_punch(fresh_api, world.provider, earlier))
-    body = _problem(_punch(fresh_api, world.provider, action), 400, "invalid-punch-action")
+    body = problem_of(_punch(fresh_api, world.provider, action), 400, "invalid-punch-action")
     assert f"the allowed actions are {allowed}." in body["detail"]
     assert len(_punch_ids(fresh_api, world.provider)) == 5 + len(history)
 
@@ -143,20 +137,20 @@ def test_create_punch_rejects_action_not_allowed_next(fresh_api: Any, world: Any
 def test_create_punch_checks_the_punches_before_its_own_time(fresh_api: Any, world: Any) -> None:
     # Between the 2 March clock-in (11:56) and break (18:00): the provider was clocked in.
     between = _wire(START + timedelta(hours=2))
-    body = _problem(_punch(fresh_api, world.provider, "clock_in", user=MANAGER, time=between),
+    body = problem_of(_punch(fresh_api, world.provider, "clock_in", user=MANAGER, time=between),
                     400, "invalid-punch-action")
     assert "the last punch before it is clock_in at 2026-03-02T11:56:00+0000" in body["detail"]
     assert _created(_punch(fresh_api, world.provider, "break_start", user=MANAGER,
                            time=between))["timecardId"] == CARD
     # Before the first punch of the period nothing was open.
     early = _wire(START - timedelta(days=2))
-    _problem(_punch(fresh_api, world.provider, "clock_out", user=MANAGER, time=early), 400,
+    problem_of(_punch(fresh_api, world.provider, "clock_out", user=MANAGER, time=early), 400,
              "invalid-punch-action")
 
 
 def test_create_punch_ignores_rejected_punches(fresh_api: Any, world: Any) -> None:
     clock_in = _created(_punch(fresh_api, world.provider, "clock_in"))
-    _problem(_punch(fresh_api, world.provider, "clock_in"), 400, "invalid-punch-action")
+    problem_of(_punch(fresh_api, world.provider, "clock_in"), 400, "invalid-punch-action")
     response = fresh_api.patch(f"{PUNCHES}/{clock_in['id']}", user=MANAGER,
                                json={"state": "rejected"})
     assert response.status_code == 200, response.get_json()
@@ -171,7 +165,7 @@ def test_create_punch_accepts_a_time_slightly_ahead(fresh_api: Any, world: Any) 
 
 def test_create_punch_rejects_time_far_ahead(fresh_api: Any, world: Any) -> None:
     ahead = datetime.now(UTC) + timedelta(minutes=6)
-    body = _problem(_punch(fresh_api, world.provider, "clock_in", time=_wire(ahead)), 400,
+    body = problem_of(_punch(fresh_api, world.provider, "clock_in", time=_wire(ahead)), 400,
                     "validation")
     assert body["path"] == "/time"
     assert "5 minutes ahead" in body["message"]
@@ -197,7 +191,7 @@ def test_create_punch_rejects_bad_body(api: Any, world: Any, fields: dict[str, A
                                        path: str) -> None:
     body = {k: (str(world.provider) if k == "provider" and v is None else v)
             for k, v in fields.items()}
-    assert _problem(api.post(PUNCHES, json=body), 400, "validation")["path"] == path
+    assert problem_of(api.post(PUNCHES, json=body), 400, "validation")["path"] == path
 
 
 @pytest.mark.parametrize("action", ["teleport", "", "CLOCK_IN", "clock-in"])
@@ -205,18 +199,18 @@ def test_create_punch_rejects_bad_body(api: Any, world: Any, fields: dict[str, A
 def test_create_punch_answers_invalid_punch_action_for_an_unknown_action(
         api: Any, world: Any, action: str, provider: str) -> None:
     who = world.provider if provider == "provider" else uid("user:nobody@example.com")
-    body = _problem(api.post(PUNCHES, json={"provider": str(who), "action": action}), 400,
+    body = problem_of(api.post(PUNCHES, json={"provider": str(who), "action": action}), 400,
                     "invalid-punch-action")
     assert repr(action) in body["detail"]
     assert "clock_in, clock_out, break_start, break_end" in body["detail"]
 
 
 def test_create_punch_refuses_another_providers_timecard(api: Any, world: Any) -> None:
-    body = _problem(_punch(api, world.doctor, "clock_in"), 403, "unauthorized")
+    body = problem_of(_punch(api, world.doctor, "clock_in"), 403, "unauthorized")
     assert (body["action"], body["resource"]) == ("create", "Timecard")
-    _problem(_punch(api, world.provider, "clock_in", user="icu.manager@example.com"), 403,
+    problem_of(_punch(api, world.provider, "clock_in", user="icu.manager@example.com"), 403,
              "unauthorized")
-    _problem(_punch(api, world.provider, "clock_in", user="scheduler@example.com"), 403,
+    problem_of(_punch(api, world.provider, "clock_in", user="scheduler@example.com"), 403,
              "unauthorized")
 
 
@@ -224,7 +218,7 @@ def test_create_punch_refuses_another_providers_timecard(api: Any, world: Any) -
                                     {"adminNote": "fine"}])
 def test_create_punch_refuses_review_fields_to_a_provider(api: Any, world: Any,
                                                           fields: dict[str, str]) -> None:
-    body = _problem(_punch(api, world.provider, "clock_in", **fields), 403, "unauthorized")
+    body = problem_of(_punch(api, world.provider, "clock_in", **fields), 403, "unauthorized")
     assert (body["action"], body["resource"]) == ("approve", "Timecard")
     assert "adminNote" in body["detail"]
 
@@ -335,7 +329,7 @@ def test_update_punch_corrects_time_inside_its_period(fresh_api: Any, world: Any
                                     datetime(2026, 2, 23, 4, 59, tzinfo=UTC)])
 def test_update_punch_refuses_time_outside_its_period(api: Any, moment: datetime) -> None:
     punch = _world_punch(api, "clock_in", "pending")
-    body = _problem(api.patch(f"{PUNCHES}/{punch}", user=MANAGER, json={"time": _wire(moment)}),
+    body = problem_of(api.patch(f"{PUNCHES}/{punch}", user=MANAGER, json={"time": _wire(moment)}),
                     400, "validation")
     assert body["path"] == "/time"
     assert "2026-02-23T05:00:00+0000 to 2026-03-09T04:00:00+0000" in body["message"]
@@ -344,7 +338,7 @@ def test_update_punch_refuses_time_outside_its_period(api: Any, moment: datetime
 def test_update_punch_refuses_time_far_ahead(fresh_api: Any, world: Any) -> None:
     punch = _created(_punch(fresh_api, world.provider, "clock_in"))
     ahead = _wire(datetime.now(UTC) + timedelta(minutes=10))
-    assert _problem(fresh_api.patch(f"{PUNCHES}/{punch['id']}", user=MANAGER,
+    assert problem_of(fresh_api.patch(f"{PUNCHES}/{punch['id']}", user=MANAGER,
                                     json={"time": ahead}), 400, "validation")["path"] == "/time"
 
 
@@ -359,7 +353,7 @@ def test_update_punch_refuses_callers_without_permission(api: Any, user: str,
                                                          fields: dict[str, str],
                                                          action: str) -> None:
     punch = _world_punch(api, "clock_in", "pending")
-    body = _problem(api.patch(f"{PUNCHES}/{punch}", user=user, json=fields), 403,
+    body = problem_of(api.patch(f"{PUNCHES}/{punch}", user=user, json=fields), 403,
                     "unauthorized")
     assert (body["action"], body["resource"]) == (action, "Timecard")
 
@@ -370,12 +364,12 @@ def test_update_punch_refuses_callers_without_permission(api: Any, user: str,
                                               ({"version": 1}, "/version")])
 def test_update_punch_rejects_bad_body(api: Any, fields: dict[str, Any], path: str) -> None:
     punch = _world_punch(api, "clock_in", "pending")
-    body = _problem(api.patch(f"{PUNCHES}/{punch}", user=MANAGER, json=fields), 400, "validation")
+    body = problem_of(api.patch(f"{PUNCHES}/{punch}", user=MANAGER, json=fields), 400, "validation")
     assert body["path"] == path
 
 
 def test_update_punch_answers_404_for_unknown_punch(api: Any) -> None:
-    _problem(api.patch(f"{PUNCHES}/{uuid.uuid4()}", json={"state": "approved"}), 404,
+    problem_of(api.patch(f"{PUNCHES}/{uuid.uuid4()}", json={"state": "approved"}), 404,
              "timecard-punch-not-found")
 
 
@@ -392,13 +386,13 @@ def test_delete_punch_lets_a_provider_withdraw_their_pending_punch(fresh_api: An
     me = fresh_api.get(ME, user=PROVIDER).get_json()
     assert [p["action"] for p in me["punches"]] == ["clock_in"]
     assert me["nextAction"] == ["clock_out", "break_start"]
-    _problem(fresh_api.delete(f"{PUNCHES}/{second['id']}", user=PROVIDER), 404,
+    problem_of(fresh_api.delete(f"{PUNCHES}/{second['id']}", user=PROVIDER), 404,
              "timecard-punch-not-found")
 
 
 def test_delete_punch_refuses_a_provider_their_reviewed_punch(api: Any) -> None:
     punch = _world_punch(api, "clock_out", "approved")
-    body = _problem(api.delete(f"{PUNCHES}/{punch}", user=PROVIDER), 403, "unauthorized")
+    body = problem_of(api.delete(f"{PUNCHES}/{punch}", user=PROVIDER), 403, "unauthorized")
     assert "already approved" in body["detail"]
 
 
@@ -406,7 +400,7 @@ def test_delete_punch_refuses_a_provider_their_reviewed_punch(api: Any) -> None:
                                   "scheduler@example.com"])
 def test_delete_punch_refuses_someone_elses_punch(api: Any, user: str) -> None:
     punch = _world_punch(api, "clock_in", "pending")
-    body = _problem(api.delete(f"{PUNCHES}/{punch}", user=user), 403, "unauthorized")
+    body = problem_of(api.delete(f"{PUNCHES}/{punch}", user=user), 403, "unauthorized")
     assert (body["action"], body["resource"]) == ("edit", "Timecard")
 
 
@@ -426,14 +420,14 @@ def test_delete_punch_lets_a_manager_delete_any_punch_and_recomputes_next(fresh_
 
 
 def test_delete_punch_answers_404_and_400_for_bad_ids(api: Any) -> None:
-    _problem(api.delete(f"{PUNCHES}/{uuid.uuid4()}"), 404, "timecard-punch-not-found")
-    assert _problem(api.delete(f"{PUNCHES}/not-a-uuid"), 400, "validation")["path"] == "punchId"
+    problem_of(api.delete(f"{PUNCHES}/{uuid.uuid4()}"), 404, "timecard-punch-not-found")
+    assert problem_of(api.delete(f"{PUNCHES}/not-a-uuid"), 400, "validation")["path"] == "punchId"
 
 
 def test_an_empty_review_shows_the_punch_only_to_who_may_review_it(api: Any) -> None:
     punch = _world_punch(api, "clock_in", "pending")
     for user in (PROVIDER, "icu.manager@example.com", "scheduler@example.com"):
-        body = _problem(api.patch(f"{PUNCHES}/{punch}", user=user, json={}), 403,
+        body = problem_of(api.patch(f"{PUNCHES}/{punch}", user=user, json={}), 403,
                         "unauthorized")
         assert (body["action"], body["resource"]) == ("edit", "Timecard")
         assert "time" not in body

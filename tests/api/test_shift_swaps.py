@@ -11,6 +11,7 @@ import pytest
 
 from app.api import models as m
 from tests.factories import make_shift, uid
+from tests.problems import problem_of
 
 LISTINGS = "/v1/shift-swap-listings"
 APPLICATIONS = "/v1/shift-swap-applications"
@@ -25,13 +26,6 @@ SOON = (datetime.now(UTC) + timedelta(days=9)).replace(hour=12, minute=0, second
                                                         microsecond=0)
 """7:00 or 8:00 in New York, nine days ahead: every test shift starts from here."""
 
-
-def _problem(response: Any, status: int, code: str) -> dict[str, Any]:
-    assert response.status_code == status, response.get_json()
-    assert response.mimetype == "application/problem+json"
-    body = response.get_json()
-    assert body["type"].endswith(f"#{code}"), body
-    return body
 
 
 def _ok(response: Any, status: int = 200) -> dict[str, Any]:
@@ -87,12 +81,12 @@ def test_swap_with_exchange_listed_applied_accepted_approved(fresh_api):
                                                query_string=open_))["items"]] == [listing["id"]]
     assert _ok(fresh_api.get(LISTINGS, user=DOCTOR, query_string=open_))["items"] == []
     assert _ok(fresh_api.get(LISTINGS, user=ICU_NURSE))["items"] == []
-    _problem(fresh_api.get(f"{LISTINGS}/{listing['id']}", user=ICU_NURSE), 403, "unauthorized")
+    problem_of(fresh_api.get(f"{LISTINGS}/{listing['id']}", user=ICU_NURSE), 403, "unauthorized")
     application = _apply(fresh_api, listing, offered=theirs)
     assert (application["status"], application["offeredShiftId"]) == ("pending", theirs)
     assert _ok(fresh_api.get(f"{LISTINGS}/{listing['id']}", user=PAT))["applicationCount"] == 1
     # The applicant cannot accept; the lister can; the manager then approves.
-    _problem(_decide(fresh_api, application, "accept", NURSE), 403, "unauthorized")
+    problem_of(_decide(fresh_api, application, "accept", NURSE), 403, "unauthorized")
     accepted = _ok(_decide(fresh_api, application, "accept", PAT,
                            version=application["version"]))
     assert accepted["status"] == "accepted"
@@ -101,8 +95,8 @@ def test_swap_with_exchange_listed_applied_accepted_approved(fresh_api):
                               query_string={"status": "accepted"}))["items"]
     assert [a["id"] for a in queue] == [application["id"]]
     assert _ok(fresh_api.get(APPLICATIONS, user=ICU_MANAGER))["items"] == []
-    _problem(_decide(fresh_api, accepted, "approve", PAT), 403, "unauthorized")
-    _problem(_decide(fresh_api, accepted, "approve", ICU_MANAGER), 403, "unauthorized")
+    problem_of(_decide(fresh_api, accepted, "approve", PAT), 403, "unauthorized")
+    problem_of(_decide(fresh_api, accepted, "approve", ICU_MANAGER), 403, "unauthorized")
     before = (_provider_of(fresh_api, mine)[1], _provider_of(fresh_api, theirs)[1])
     approved = _ok(_decide(fresh_api, accepted, "approve", MANAGER,
                            version=accepted["version"]))
@@ -116,7 +110,7 @@ def test_swap_with_exchange_listed_applied_accepted_approved(fresh_api):
 def test_giveaway_without_approval_hands_over_at_acceptance_and_closes_the_rest(fresh_api):
     _ok(fresh_api.patch(f"/v1/teams/{fresh_api.world.ed}", json={"swapsNeedApproval": False}))
     assert _ok(fresh_api.get(f"/v1/teams/{fresh_api.world.ed}"))["swapsNeedApproval"] is False
-    _problem(fresh_api.patch(f"/v1/teams/{fresh_api.world.ed}", user=MANAGER,
+    problem_of(fresh_api.patch(f"/v1/teams/{fresh_api.world.ed}", user=MANAGER,
                              json={"swapsNeedApproval": True}), 403, "unauthorized")
     mine = _shift(fresh_api, PAT)
     listing = _list(fresh_api, mine, kind="giveaway")
@@ -134,8 +128,8 @@ def test_rejection_reopens_the_listing_and_decline_and_withdrawals(fresh_api):
     listing = _list(fresh_api, _shift(fresh_api, PAT))
     first, second = _apply(fresh_api, listing), _apply(fresh_api, listing, user=NURSE2)
     accepted = _ok(_decide(fresh_api, first, "accept", PAT))
-    _problem(_decide(fresh_api, second, "accept", PAT), 409, "shift-swap-listing-closed")
-    _problem(_decide(fresh_api, accepted, "reject", MANAGER), 400, "validation")
+    problem_of(_decide(fresh_api, second, "accept", PAT), 409, "shift-swap-listing-closed")
+    problem_of(_decide(fresh_api, accepted, "reject", MANAGER), 400, "validation")
     rejected = _ok(_decide(fresh_api, accepted, "reject", MANAGER,
                            rejectionReason="Nurse 1 is in orientation that day"))
     assert (rejected["status"], rejected["rejectionReason"]) == (
@@ -143,19 +137,19 @@ def test_rejection_reopens_the_listing_and_decline_and_withdrawals(fresh_api):
     assert _ok(fresh_api.get(f"{LISTINGS}/{listing['id']}", user=PAT))["status"] == "open"
     declined = _ok(_decide(fresh_api, second, "decline", PAT))
     assert declined["status"] == "declined"
-    _problem(_decide(fresh_api, declined, "accept", PAT), 409, "invalid-state-transition")
+    problem_of(_decide(fresh_api, declined, "accept", PAT), 409, "invalid-state-transition")
     third = _apply(fresh_api, listing, user=NURSE2)
     withdrawn = _ok(fresh_api.patch(f"{APPLICATIONS}/{third['id']}", user=NURSE2,
                                     json={"status": "withdrawn", "version": third["version"]}))
     assert withdrawn["status"] == "withdrawn"
-    _problem(fresh_api.patch(f"{APPLICATIONS}/{third['id']}", user=PAT,
+    problem_of(fresh_api.patch(f"{APPLICATIONS}/{third['id']}", user=PAT,
                              json={"status": "withdrawn"}), 403, "unauthorized")
 
 
 def test_withdrawn_and_expired_listings_close_their_applications(fresh_api):
     listing = _list(fresh_api, _shift(fresh_api, PAT))
     application = _apply(fresh_api, listing)
-    _problem(fresh_api.patch(f"{LISTINGS}/{listing['id']}", user=PAT,
+    problem_of(fresh_api.patch(f"{LISTINGS}/{listing['id']}", user=PAT,
                              json={"status": "withdrawn", "version": 99}),
              409, "version-conflict")
     withdrawn = _ok(fresh_api.patch(f"{LISTINGS}/{listing['id']}", user=PAT,
@@ -164,7 +158,7 @@ def test_withdrawn_and_expired_listings_close_their_applications(fresh_api):
     assert withdrawn["status"] == "withdrawn"
     assert _ok(fresh_api.get(f"{APPLICATIONS}/{application['id']}", user=NURSE))["status"] == \
         "closed"
-    _problem(fresh_api.post(APPLICATIONS, user=NURSE2, json={"listingId": listing["id"]}),
+    problem_of(fresh_api.post(APPLICATIONS, user=NURSE2, json={"listingId": listing["id"]}),
              409, "shift-swap-listing-closed")
     # Expiry is read, not written: an open listing past expiresAt reads expired.
     other = _list(fresh_api, _shift(fresh_api, PAT, days=2))
@@ -180,7 +174,7 @@ def test_withdrawn_and_expired_listings_close_their_applications(fresh_api):
     closed = _ok(fresh_api.get(APPLICATIONS, user=NURSE, query_string={"status": "closed"}))
     assert {i["id"] for i in closed["items"]} == {application["id"], pending["id"],
                                                   str(uid("swap-application:doctor"))}
-    body = _problem(_decide(fresh_api, pending, "accept", PAT), 409,
+    body = problem_of(_decide(fresh_api, pending, "accept", PAT), 409,
                     "shift-swap-listing-closed")
     assert body["listingStatus"] == "expired"
     # The shift may be listed again once the old listing is over.
@@ -189,68 +183,68 @@ def test_withdrawn_and_expired_listings_close_their_applications(fresh_api):
 
 def test_listing_refusals(fresh_api):
     mine = _shift(fresh_api, PAT)
-    _problem(fresh_api.post(LISTINGS, user=MANAGER, json={"shiftId": mine}), 409,
+    problem_of(fresh_api.post(LISTINGS, user=MANAGER, json={"shiftId": mine}), 409,
              "shift-swap-not-own-shift")
-    _problem(fresh_api.post(LISTINGS, user=NURSE, json={"shiftId": mine}), 403,
+    problem_of(fresh_api.post(LISTINGS, user=NURSE, json={"shiftId": mine}), 403,
              "unauthorized")
-    _problem(fresh_api.post(LISTINGS, user=PAT, json={"shiftId": str(uuid.uuid4())}), 404,
+    problem_of(fresh_api.post(LISTINGS, user=PAT, json={"shiftId": str(uuid.uuid4())}), 404,
              "shift-not-found")
     past = _ok(fresh_api.get("/v1/shifts", user=PAT, query_string={
         "providerId": str(fresh_api.world.provider), "pageSize": 1}))["items"][0]["id"]
-    _problem(fresh_api.post(LISTINGS, user=PAT, json={"shiftId": past}), 409,
+    problem_of(fresh_api.post(LISTINGS, user=PAT, json={"shiftId": past}), 409,
              "shift-already-started")
     late = (SOON + timedelta(days=1)).isoformat()
-    body = _problem(fresh_api.post(LISTINGS, user=PAT, json={"shiftId": mine,
+    body = problem_of(fresh_api.post(LISTINGS, user=PAT, json={"shiftId": mine,
                                                              "expiresAt": late}),
                     400, "validation")
     assert body["path"] == "/expiresAt"
     for bad in ("0001-01-01T00:00:00Z", "9999-12-31T23:59:59Z"):
-        _problem(fresh_api.post(LISTINGS, user=PAT, json={"shiftId": mine, "expiresAt": bad}),
+        problem_of(fresh_api.post(LISTINGS, user=PAT, json={"shiftId": mine, "expiresAt": bad}),
                  400, "validation")
-    _problem(fresh_api.post(LISTINGS, user=PAT, json={"shiftId": mine, "kind": "sell"}), 400,
+    problem_of(fresh_api.post(LISTINGS, user=PAT, json={"shiftId": mine, "kind": "sell"}), 400,
              "validation")
-    _problem(fresh_api.post(LISTINGS, user=PAT, json={"shiftId": mine, "note": "x" * 501}),
+    problem_of(fresh_api.post(LISTINGS, user=PAT, json={"shiftId": mine, "note": "x" * 501}),
              400, "validation")
     listing = _list(fresh_api, mine)
-    body = _problem(fresh_api.post(LISTINGS, user=PAT, json={"shiftId": mine}), 409,
+    body = problem_of(fresh_api.post(LISTINGS, user=PAT, json={"shiftId": mine}), 409,
                     "shift-swap-already-listed")
     assert body["listingId"] == listing["id"]
-    _problem(fresh_api.get(f"{LISTINGS}/{uuid.uuid4()}", user=PAT), 404,
+    problem_of(fresh_api.get(f"{LISTINGS}/{uuid.uuid4()}", user=PAT), 404,
              "shift-swap-listing-not-found")
-    _problem(fresh_api.get(f"{APPLICATIONS}/{uuid.uuid4()}", user=PAT), 404,
+    problem_of(fresh_api.get(f"{APPLICATIONS}/{uuid.uuid4()}", user=PAT), 404,
              "shift-swap-application-not-found")
-    _problem(fresh_api.patch(f"{LISTINGS}/{uuid.uuid4()}", user=PAT,
+    problem_of(fresh_api.patch(f"{LISTINGS}/{uuid.uuid4()}", user=PAT,
                              json={"status": "withdrawn"}), 404, "shift-swap-listing-not-found")
 
 
 def test_application_refusals(fresh_api):
     mine = _shift(fresh_api, PAT)
     listing = _list(fresh_api, mine)
-    _problem(fresh_api.post(APPLICATIONS, user=PAT, json={"listingId": listing["id"]}), 409,
+    problem_of(fresh_api.post(APPLICATIONS, user=PAT, json={"listingId": listing["id"]}), 409,
              "shift-swap-own-listing")
-    _problem(fresh_api.post(APPLICATIONS, user=DOCTOR, json={"listingId": listing["id"]}),
+    problem_of(fresh_api.post(APPLICATIONS, user=DOCTOR, json={"listingId": listing["id"]}),
              403, "unauthorized")
-    _problem(fresh_api.post(APPLICATIONS, user=NURSE, json={"listingId": str(uuid.uuid4())}),
+    problem_of(fresh_api.post(APPLICATIONS, user=NURSE, json={"listingId": str(uuid.uuid4())}),
              404, "shift-swap-listing-not-found")
-    _problem(fresh_api.post(APPLICATIONS, user=MANAGER, json={"listingId": listing["id"]}),
+    problem_of(fresh_api.post(APPLICATIONS, user=MANAGER, json={"listingId": listing["id"]}),
              400, "validation")
     for offered in (mine, _shift(fresh_api, NURSE2, days=1), str(uuid.uuid4())):
-        body = _problem(fresh_api.post(APPLICATIONS, user=NURSE, json={
+        body = problem_of(fresh_api.post(APPLICATIONS, user=NURSE, json={
             "listingId": listing["id"], "offeredShiftId": offered}), 400, "validation")
         assert body["path"] == "/offeredShiftId"
     application = _apply(fresh_api, listing)
-    body = _problem(fresh_api.post(APPLICATIONS, user=NURSE, json={"listingId": listing["id"]}),
+    body = problem_of(fresh_api.post(APPLICATIONS, user=NURSE, json={"listingId": listing["id"]}),
                     409, "shift-swap-already-applied")
     assert body["applicationId"] == application["id"]
     giveaway = _list(fresh_api, _shift(fresh_api, PAT, days=3), kind="giveaway")
-    _problem(fresh_api.post(APPLICATIONS, user=NURSE, json={
+    problem_of(fresh_api.post(APPLICATIONS, user=NURSE, json={
         "listingId": giveaway["id"], "offeredShiftId": _shift(fresh_api, NURSE, days=4)}),
         400, "validation")
-    _problem(_decide(fresh_api, application, "approve", MANAGER), 409,
+    problem_of(_decide(fresh_api, application, "approve", MANAGER), 409,
              "invalid-state-transition")
-    _problem(_decide(fresh_api, application, "accept", PAT, version=application["version"] + 1),
+    problem_of(_decide(fresh_api, application, "accept", PAT, version=application["version"] + 1),
              409, "version-conflict")
-    _problem(_decide(fresh_api, {"id": str(uuid.uuid4())}, "accept", PAT), 404,
+    problem_of(_decide(fresh_api, {"id": str(uuid.uuid4())}, "accept", PAT), 404,
              "shift-swap-application-not-found")
 
 
@@ -311,7 +305,7 @@ def test_each_trade_check_refuses_with_its_code(fresh_api, refusal):
     body: dict[str, Any] = {"listingId": listing["id"]}
     if offered:
         body["offeredShiftId"] = offered
-    problem = _problem(fresh_api.post(APPLICATIONS, user=applicant, json=body), 409, refusal)
+    problem = problem_of(fresh_api.post(APPLICATIONS, user=applicant, json=body), 409, refusal)
     assert problem["detail"]
     if refusal == "shift-swap-max-weekly-hours":
         # By hand: the listed shift's 12 hours less its 30-minute unpaid break; the nurse works
@@ -327,13 +321,13 @@ def test_a_shift_edited_after_listing_cannot_change_hands(fresh_api):
     application = _apply(fresh_api, listing, offered=theirs)
     _ok(_decide(fresh_api, application, "accept", PAT))
     _ok(fresh_api.patch(f"/v1/shifts/{theirs}", json={"note": "Moved to pod C"}))
-    body = _problem(_decide(fresh_api, application, "approve", MANAGER), 409,
+    body = problem_of(_decide(fresh_api, application, "approve", MANAGER), 409,
                     "shift-swap-shift-changed")
     assert body["shiftId"] == theirs
     assert _provider_of(fresh_api, mine)[0] == str(fresh_api.world.provider)
     assert _provider_of(fresh_api, theirs)[0] == str(uid(f"user:{NURSE}"))
     _ok(fresh_api.patch(f"/v1/shifts/{mine}", json={"note": "Charge"}))
-    _problem(fresh_api.post(APPLICATIONS, user=NURSE2, json={"listingId": listing["id"]}),
+    problem_of(fresh_api.post(APPLICATIONS, user=NURSE2, json={"listingId": listing["id"]}),
              409, "shift-swap-listing-closed")
 
 

@@ -16,6 +16,7 @@ from sqlalchemy import select
 
 from app.api.models import Shift
 from tests.factories import START, uid
+from tests.problems import problem_of
 
 TIMESTAMP = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\+0000$")
 SHIFT_KEYS = {"id", "createdAt", "version", "provider", "startDate", "endDate", "segments",
@@ -49,13 +50,6 @@ def _shift_id(api: Any, world: Any, name: str) -> str:
     with api.db.unit_of_work() as session:
         return str(session.scalars(select(Shift.id).where(condition)).one())
 
-
-def _problem(response: Any, status: int, code: str) -> dict[str, Any]:
-    assert response.status_code == status, response.get_json()
-    assert response.mimetype == "application/problem+json"
-    body = response.get_json()
-    assert body["type"].endswith(f"#{code}"), body
-    return body
 
 
 def _first_shift_of_provider(api: Any, world: Any, **query: Any) -> dict[str, Any]:
@@ -126,7 +120,7 @@ def test_list_shifts_walks_same_ordered_set_whatever_the_page_size(api):
 def test_list_shifts_rejects_page_size_out_of_range(api, size):
     response = api.get("/v1/shifts", query_string={"pageSize": size})
 
-    assert _problem(response, 400, "validation")["path"] == "pageSize"
+    assert problem_of(response, 400, "validation")["path"] == "pageSize"
 
 
 def test_list_shifts_rejects_tampered_cursor(api):
@@ -135,7 +129,7 @@ def test_list_shifts_rejects_tampered_cursor(api):
 
     response = api.get("/v1/shifts", query_string={"pageSize": 2, "cursor": tampered})
 
-    assert _problem(response, 400, "validation")["path"] == "cursor"
+    assert problem_of(response, 400, "validation")["path"] == "cursor"
 
 
 def test_list_shifts_rejects_cursor_when_filters_changed(api):
@@ -144,7 +138,7 @@ def test_list_shifts_rejects_cursor_when_filters_changed(api):
     response = api.get("/v1/shifts", query_string={"pageSize": 2, "cursor": cursor,
                                                    "openOnly": "true"})
 
-    assert _problem(response, 400, "validation")["path"] == "cursor"
+    assert problem_of(response, 400, "validation")["path"] == "cursor"
 
 
 # Filters ----------------------------------------------------------------------------------------
@@ -209,7 +203,7 @@ def test_list_shifts_rejects_negative_range(api, end):
     response = api.get("/v1/shifts", query_string={"startDate": "2026-03-05T00:00:00Z",
                                                    "endDate": end})
 
-    body = _problem(response, 400, "negative-range")
+    body = problem_of(response, 400, "negative-range")
     assert body["path"] == "endDate"
     assert body["detail"]
 
@@ -217,7 +211,7 @@ def test_list_shifts_rejects_negative_range(api, end):
 def test_list_shifts_rejects_malformed_timestamp(api):
     response = api.get("/v1/shifts", query_string={"startDate": "2026-03-05"})
 
-    assert _problem(response, 400, "validation")["path"] == "startDate"
+    assert problem_of(response, 400, "validation")["path"] == "startDate"
 
 
 # Display names ----------------------------------------------------------------------------------
@@ -287,7 +281,7 @@ def test_get_shift_refuses_provider_another_providers_shift(api, world):
 
     response = api.get(f"/v1/shifts/{shift_id}", user="provider@example.com")
 
-    body = _problem(response, 403, "unauthorized")
+    body = problem_of(response, 403, "unauthorized")
     assert (body["action"], body["resource"]) == ("view", "Shift")
 
 
@@ -296,7 +290,7 @@ def test_get_shift_refuses_manager_other_teams_shift(api, world):
 
     response = api.get(f"/v1/shifts/{shift_id}", user="manager@example.com")
 
-    assert _problem(response, 403, "unauthorized")["resource"] == "Shift"
+    assert problem_of(response, 403, "unauthorized")["resource"] == "Shift"
 
 
 # One shift --------------------------------------------------------------------------------------
@@ -323,13 +317,13 @@ def test_get_shift_returns_callout_by_id(api, world):
 def test_get_shift_answers_not_found_for_unknown_id(api):
     response = api.get(f"/v1/shifts/{uuid.uuid4()}")
 
-    assert "does not exist" in _problem(response, 404, "shift-not-found")["detail"]
+    assert "does not exist" in problem_of(response, 404, "shift-not-found")["detail"]
 
 
 def test_get_shift_rejects_malformed_id(api):
     response = api.get("/v1/shifts/not-a-uuid")
 
-    assert _problem(response, 400, "validation")["path"] == "shiftId"
+    assert problem_of(response, 400, "validation")["path"] == "shiftId"
 
 
 # Cost -------------------------------------------------------------------------------------------

@@ -18,6 +18,7 @@ from sqlalchemy import select
 from app.api import models as m
 from app.contract.common import format_timestamp
 from tests.factories import make_provider, make_shift, uid
+from tests.problems import problem_of
 
 MANAGER = "manager@example.com"
 ICU_MANAGER = "icu.manager@example.com"
@@ -34,13 +35,6 @@ def _future(days: float = 5) -> datetime:
     """A whole hour `days` from the real clock (claims compare with the real clock)."""
     return datetime.now(UTC).replace(minute=0, second=0, microsecond=0) + timedelta(days=days)
 
-
-def _problem(response: Any, status: int, code: str) -> dict[str, Any]:
-    assert response.status_code == status, response.get_json()
-    assert response.mimetype == "application/problem+json"
-    body = response.get_json()
-    assert body["type"].endswith(f"#{code}"), body
-    return body
 
 
 def _segment(start: datetime, end: datetime, role: uuid.UUID, **extra: Any) -> dict[str, Any]:
@@ -147,7 +141,7 @@ def test_create_shift_rejects_end_before_start_as_negative_range(fresh_api, worl
     start = _future()
     body = _body(world, start, endDate=_wire(start - timedelta(hours=1)))
 
-    problem = _problem(fresh_api.post("/v1/shifts", user=MANAGER, json=body), 400,
+    problem = problem_of(fresh_api.post("/v1/shifts", user=MANAGER, json=body), 400,
                        "negative-range")
 
     assert problem["path"] == "/endDate"
@@ -160,14 +154,14 @@ def test_create_shift_lasts_at_most_a_day(fresh_api, world):
         world, start + timedelta(days=2), endDate=_wire(start + timedelta(days=3, minutes=1))))
 
     assert day.status_code == 201, day.get_json()
-    assert _problem(longer, 400, "validation")["path"] == "/endDate"
+    assert problem_of(longer, 400, "validation")["path"] == "/endDate"
 
 
 def test_update_shift_may_not_stretch_it_past_a_day(fresh_api, world):
     start = _future()
     shift = _create(fresh_api, world, start=start)
 
-    problem = _problem(fresh_api.patch(f"/v1/shifts/{shift['id']}", user=MANAGER, json={
+    problem = problem_of(fresh_api.patch(f"/v1/shifts/{shift['id']}", user=MANAGER, json={
         "version": 1, "startDate": _wire(start - timedelta(hours=17))}), 400, "validation")
 
     assert problem["path"] == "/endDate"
@@ -187,7 +181,7 @@ def test_create_shift_rejects_segments_outside_the_shift_or_overlapping(
         moved = datetime.strptime(body["segments"][index][key], "%Y-%m-%dT%H:%M:%S%z")
         body["segments"][index][key] = _wire(moved + timedelta(hours=hours))
 
-    problem = _problem(fresh_api.post("/v1/shifts", user=MANAGER, json=body), 400, "validation")
+    problem = problem_of(fresh_api.post("/v1/shifts", user=MANAGER, json=body), 400, "validation")
 
     assert problem["path"] == path
 
@@ -197,7 +191,7 @@ def test_create_shift_rejects_segment_ending_before_it_starts(fresh_api, world):
     body = _body(world, start, segments=[
         _segment(start + timedelta(hours=2), start + timedelta(hours=1), world.ed_nurse_role)])
 
-    problem = _problem(fresh_api.post("/v1/shifts", user=MANAGER, json=body), 400, "validation")
+    problem = problem_of(fresh_api.post("/v1/shifts", user=MANAGER, json=body), 400, "validation")
 
     assert problem["path"] == "/segments/0/endDate"
 
@@ -206,7 +200,7 @@ def test_create_shift_rejects_unknown_role(fresh_api, world):
     body = _body(world)
     body["segments"][1]["role"] = str(uuid.uuid4())
 
-    problem = _problem(fresh_api.post("/v1/shifts", user=MANAGER, json=body), 400, "validation")
+    problem = problem_of(fresh_api.post("/v1/shifts", user=MANAGER, json=body), 400, "validation")
 
     assert problem["path"] == "/segments/1/role"
 
@@ -215,7 +209,7 @@ def test_create_shift_rejects_role_of_another_team(fresh_api, world):
     body = _body(world)
     body["segments"][2]["role"] = str(world.icu_nurse_role)
 
-    problem = _problem(fresh_api.post("/v1/shifts", user=MANAGER, json=body), 400, "validation")
+    problem = problem_of(fresh_api.post("/v1/shifts", user=MANAGER, json=body), 400, "validation")
 
     assert problem["path"] == "/segments/2/role"
     assert "another team" in problem["message"]
@@ -236,7 +230,7 @@ def test_create_shift_rejects_unknown_and_repeated_labels(fresh_api, world):
     charge = str(uid("label:charge"))
     body["segments"][0]["labels"] = [charge, str(uuid.uuid4()), charge]
 
-    problem = _problem(fresh_api.post("/v1/shifts", user=MANAGER, json=body), 400, "validation")
+    problem = problem_of(fresh_api.post("/v1/shifts", user=MANAGER, json=body), 400, "validation")
 
     assert problem["path"] == "/segments/0/labels/1"
     assert [e["path"] for e in problem["errors"]] == ["/segments/0/labels/1",
@@ -246,7 +240,7 @@ def test_create_shift_rejects_unknown_and_repeated_labels(fresh_api, world):
 def test_create_shift_rejects_unknown_pay_code(fresh_api, world):
     body = _body(world, payCodes=[{"payCodeId": str(uuid.uuid4())}])
 
-    problem = _problem(fresh_api.post("/v1/shifts", user=MANAGER, json=body), 400, "validation")
+    problem = problem_of(fresh_api.post("/v1/shifts", user=MANAGER, json=body), 400, "validation")
 
     assert problem["path"] == "/payCodes/0/payCodeId"
 
@@ -255,7 +249,7 @@ def test_create_shift_rejects_more_than_one_pay_code(fresh_api, world):
     code = {"payCodeId": str(uid("pay:REG"))}
     body = _body(world, payCodes=[code, {"payCodeId": str(uid("pay:ONC"))}])
 
-    problem = _problem(fresh_api.post("/v1/shifts", user=MANAGER, json=body), 400, "validation")
+    problem = problem_of(fresh_api.post("/v1/shifts", user=MANAGER, json=body), 400, "validation")
 
     assert problem["path"] == "/payCodes"
 
@@ -263,7 +257,7 @@ def test_create_shift_rejects_more_than_one_pay_code(fresh_api, world):
 @pytest.mark.parametrize("provider", [uid("nobody"), uid("user:gone@example.com")],
                          ids=["unknown", "dismissed"])
 def test_create_shift_rejects_unknown_or_dismissed_provider(fresh_api, world, provider):
-    problem = _problem(fresh_api.post("/v1/shifts", json=_body(world, provider=str(provider))),
+    problem = problem_of(fresh_api.post("/v1/shifts", json=_body(world, provider=str(provider))),
                        400, "validation")
 
     assert problem["path"] == "/provider"
@@ -272,7 +266,7 @@ def test_create_shift_rejects_unknown_or_dismissed_provider(fresh_api, world, pr
 def test_create_shift_rejects_unknown_team(fresh_api, world):
     body = _body(world, team=str(uuid.uuid4()))
 
-    problem = _problem(fresh_api.post("/v1/shifts", json=body), 400, "validation")
+    problem = problem_of(fresh_api.post("/v1/shifts", json=body), 400, "validation")
 
     assert problem["path"] == "/team"
 
@@ -281,14 +275,14 @@ def test_create_shift_lists_every_failure(fresh_api, world):
     body = _body(world, provider=str(uuid.uuid4()))
     body["segments"][0]["role"] = str(uuid.uuid4())
 
-    problem = _problem(fresh_api.post("/v1/shifts", user=MANAGER, json=body), 400, "validation")
+    problem = problem_of(fresh_api.post("/v1/shifts", user=MANAGER, json=body), 400, "validation")
 
     assert {e["path"] for e in problem["errors"]} == {"/provider", "/segments/0/role"}
 
 
 @pytest.mark.parametrize("user", [PROVIDER, ICU_MANAGER, "scheduler@example.com"])
 def test_create_shift_is_unauthorized_outside_the_callers_teams(fresh_api, world, user):
-    problem = _problem(fresh_api.post("/v1/shifts", user=user, json=_body(world)), 403,
+    problem = problem_of(fresh_api.post("/v1/shifts", user=user, json=_body(world)), 403,
                        "unauthorized")
 
     assert problem["action"] == "create"
@@ -296,7 +290,7 @@ def test_create_shift_is_unauthorized_outside_the_callers_teams(fresh_api, world
 
 
 def test_create_shift_rejects_missing_segments(fresh_api, world):
-    problem = _problem(fresh_api.post("/v1/shifts", user=MANAGER,
+    problem = problem_of(fresh_api.post("/v1/shifts", user=MANAGER,
                                       json=_body(world, segments=[])), 400, "validation")
 
     assert problem["path"] == "/segments"
@@ -367,7 +361,7 @@ def test_update_shift_rejects_an_outdated_version(fresh_api, world):
     path = f"/v1/shifts/{shift['id']}"
     assert fresh_api.patch(path, user=MANAGER, json={"version": 1, "note": "a"}).status_code == 200
 
-    problem = _problem(fresh_api.patch(path, user=MANAGER, json={"version": 1, "note": "b"}),
+    problem = problem_of(fresh_api.patch(path, user=MANAGER, json={"version": 1, "note": "b"}),
                        409, "version-conflict")
 
     assert problem["currentVersion"] == 2
@@ -389,7 +383,7 @@ def test_update_shift_without_version_applies_to_the_latest(fresh_api, world):
 def test_update_shift_rejects_a_null_version(fresh_api, world):
     shift = _create(fresh_api, world)
 
-    problem = _problem(fresh_api.patch(f"/v1/shifts/{shift['id']}", user=MANAGER,
+    problem = problem_of(fresh_api.patch(f"/v1/shifts/{shift['id']}", user=MANAGER,
                                        json={"version": None, "note": "x"}), 400, "validation")
 
     assert problem["path"] == "/version"
@@ -407,14 +401,14 @@ def test_update_shift_checks_the_version_before_the_change(fresh_api, world):
                  "version": 1, "endDate": _wire(start + timedelta(hours=6))})]
 
     for response in stale:
-        assert _problem(response, 409, "version-conflict")["currentVersion"] == 2
+        assert problem_of(response, 409, "version-conflict")["currentVersion"] == 2
 
 
 def test_update_shift_rejects_end_before_start_as_negative_range(fresh_api, world):
     start = _future()
     shift = _create(fresh_api, world, start=start)
 
-    problem = _problem(fresh_api.patch(f"/v1/shifts/{shift['id']}", user=MANAGER, json={
+    problem = problem_of(fresh_api.patch(f"/v1/shifts/{shift['id']}", user=MANAGER, json={
         "version": 1, "endDate": _wire(start - timedelta(minutes=1))}), 400, "negative-range")
 
     assert problem["path"] == "/endDate"
@@ -424,7 +418,7 @@ def test_update_shift_rejects_times_that_cut_the_current_segments(fresh_api, wor
     start = _future()
     shift = _create(fresh_api, world, start=start)
 
-    problem = _problem(fresh_api.patch(f"/v1/shifts/{shift['id']}", user=MANAGER, json={
+    problem = problem_of(fresh_api.patch(f"/v1/shifts/{shift['id']}", user=MANAGER, json={
         "version": 1, "endDate": _wire(start + timedelta(hours=6))}), 400, "validation")
 
     assert problem["path"] == "/segments"
@@ -435,7 +429,7 @@ def test_update_shift_rejects_new_segments_outside_new_times(fresh_api, world):
     shift = _create(fresh_api, world, start=start)
     segments = [_segment(start, start + timedelta(hours=8), world.ed_nurse_role)]
 
-    problem = _problem(fresh_api.patch(f"/v1/shifts/{shift['id']}", user=MANAGER, json={
+    problem = problem_of(fresh_api.patch(f"/v1/shifts/{shift['id']}", user=MANAGER, json={
         "version": 1, "startDate": _wire(start + timedelta(hours=1)), "segments": segments}),
         400, "validation")
 
@@ -448,7 +442,7 @@ def test_update_shift_rejects_unknown_label_in_new_segments(fresh_api, world):
     segments = [_segment(start, start + timedelta(hours=8), world.ed_nurse_role,
                          labels=[str(uuid.uuid4())])]
 
-    problem = _problem(fresh_api.patch(f"/v1/shifts/{shift['id']}", user=MANAGER, json={
+    problem = problem_of(fresh_api.patch(f"/v1/shifts/{shift['id']}", user=MANAGER, json={
         "version": 1, "segments": segments}), 400, "validation")
 
     assert problem["path"] == "/segments/0/labels/0"
@@ -464,8 +458,8 @@ def test_update_shift_is_unauthorized_for_a_team_the_caller_does_not_manage(fres
     other = fresh_api.patch(f"/v1/shifts/{shift['id']}", user=ICU_MANAGER,
                             json={"version": 1, "note": "mine now"})
 
-    assert _problem(moved, 403, "unauthorized")["action"] == "edit"
-    _problem(other, 403, "unauthorized")
+    assert problem_of(moved, 403, "unauthorized")["action"] == "edit"
+    problem_of(other, 403, "unauthorized")
     assert fresh_api.get(f"/v1/shifts/{shift['id']}").get_json()["version"] == 1
 
 
@@ -475,13 +469,13 @@ def test_update_shift_is_unauthorized_for_a_provider_on_their_own_shift(fresh_ap
     response = fresh_api.patch(f"/v1/shifts/{shift['id']}", user=PROVIDER,
                                json={"version": 1, "note": "swap?"})
 
-    _problem(response, 403, "unauthorized")
+    problem_of(response, 403, "unauthorized")
 
 
 def test_update_shift_answers_not_found(fresh_api):
     response = fresh_api.patch(f"/v1/shifts/{uuid.uuid4()}", json={"version": 1})
 
-    _problem(response, 404, "shift-not-found")
+    problem_of(response, 404, "shift-not-found")
 
 
 @pytest.mark.parametrize("body", [{"note": "x"}, {"version": 3, "endDate": "yesterday"},
@@ -490,7 +484,7 @@ def test_update_shift_answers_not_found_whatever_the_body(fresh_api, body):
     for user in (MANAGER, PROVIDER):
         response = fresh_api.patch(f"/v1/shifts/{uuid.uuid4()}", user=user, json=body)
 
-        _problem(response, 404, "shift-not-found")
+        problem_of(response, 404, "shift-not-found")
 
 
 # Delete -----------------------------------------------------------------------------------------
@@ -503,7 +497,7 @@ def test_delete_shift_answers_204_and_removes_it(fresh_api, world):
 
     assert response.status_code == 204
     assert response.data == b""
-    _problem(fresh_api.get(f"/v1/shifts/{shift['id']}"), 404, "shift-not-found")
+    problem_of(fresh_api.get(f"/v1/shifts/{shift['id']}"), 404, "shift-not-found")
 
 
 def test_delete_shift_with_a_version_deletes_only_that_version(fresh_api, world):
@@ -515,7 +509,7 @@ def test_delete_shift_with_a_version_deletes_only_that_version(fresh_api, world)
     stale = fresh_api.delete(f"/v1/shifts/{shift['id']}", user=MANAGER,
                              query_string={"version": shift["version"]})
 
-    body = _problem(stale, 409, "version-conflict")
+    body = problem_of(stale, 409, "version-conflict")
     assert body["currentVersion"] == moved.get_json()["version"]
     assert fresh_api.get(f"/v1/shifts/{shift['id']}").status_code == 200
     current = fresh_api.delete(f"/v1/shifts/{shift['id']}", user=MANAGER,
@@ -537,12 +531,12 @@ def test_delete_shift_refuses_a_malformed_version(fresh_api, world, version):
 def test_delete_shift_is_unauthorized_for_a_provider_even_on_an_open_shift(fresh_api, world):
     shift_id = _open_shift(fresh_api, world)
 
-    _problem(fresh_api.delete(f"/v1/shifts/{shift_id}", user=PROVIDER), 403, "unauthorized")
+    problem_of(fresh_api.delete(f"/v1/shifts/{shift_id}", user=PROVIDER), 403, "unauthorized")
     assert fresh_api.get(f"/v1/shifts/{shift_id}").status_code == 200
 
 
 def test_delete_shift_answers_not_found(fresh_api):
-    _problem(fresh_api.delete(f"/v1/shifts/{uuid.uuid4()}"), 404, "shift-not-found")
+    problem_of(fresh_api.delete(f"/v1/shifts/{uuid.uuid4()}"), 404, "shift-not-found")
 
 
 # Claim ------------------------------------------------------------------------------------------
@@ -569,7 +563,7 @@ def test_update_shift_refuses_a_provider_who_may_only_claim_it(fresh_api, world)
     response = fresh_api.patch(f"/v1/shifts/{shift_id}", user=PROVIDER,
                                json={"version": version, "note": "mine now"})
 
-    body = _problem(response, 403, "unauthorized")
+    body = problem_of(response, 403, "unauthorized")
     assert body["action"] == "create"
 
 
@@ -577,13 +571,13 @@ def test_claim_shift_refuses_a_claimed_shift(fresh_api, world):
     shift_id = _open_shift(fresh_api, world)
     assert _claim(fresh_api, shift_id, user=NURSE).status_code == 200
 
-    _problem(_claim(fresh_api, shift_id), 409, "shift-already-claimed")
+    problem_of(_claim(fresh_api, shift_id), 409, "shift-already-claimed")
 
 
 def test_claim_shift_refuses_a_started_shift(fresh_api, world):
     shift_id = _open_shift(fresh_api, world, start=_future(days=-1 / 24))
 
-    _problem(_claim(fresh_api, shift_id), 409, "shift-already-started")
+    problem_of(_claim(fresh_api, shift_id), 409, "shift-already-started")
 
 
 def test_claim_shift_refuses_the_seeded_past_open_shift(fresh_api, world):
@@ -591,14 +585,14 @@ def test_claim_shift_refuses_the_seeded_past_open_shift(fresh_api, world):
         shift_id = session.scalars(select(m.Shift.id).where(
             m.Shift.provider_id.is_(None), m.Shift.team_id == world.ed)).one()
 
-    _problem(_claim(fresh_api, str(shift_id)), 409, "shift-already-started")
+    problem_of(_claim(fresh_api, str(shift_id)), 409, "shift-already-started")
 
 
 def test_claim_shift_refuses_inside_the_default_notice_window(fresh_api, world):
     start = datetime.now(UTC).replace(second=0, microsecond=0) + timedelta(minutes=90)
     shift_id = _open_shift(fresh_api, world, start=start)
 
-    problem = _problem(_claim(fresh_api, shift_id), 409, "shift-claim-window-closed")
+    problem = problem_of(_claim(fresh_api, shift_id), 409, "shift-claim-window-closed")
 
     assert problem["shiftId"] == shift_id
     assert problem["minimumNoticeMinutes"] == fresh_api.settings.claim_notice_minutes == 120
@@ -612,7 +606,7 @@ def test_claim_shift_uses_the_shifts_own_minimum_notice(fresh_api, world):
                          minimum_notice_minutes=3 * 24 * 60)
 
     assert _claim(fresh_api, relaxed).status_code == 200
-    problem = _problem(_claim(fresh_api, strict), 409, "shift-claim-window-closed")
+    problem = problem_of(_claim(fresh_api, strict), 409, "shift-claim-window-closed")
     assert problem["minimumNoticeMinutes"] == 3 * 24 * 60
 
 
@@ -626,7 +620,7 @@ def test_claim_shift_refuses_a_provider_missing_required_skills(fresh_api, world
     ]}
     shift_id = _open_shift(fresh_api, world, skill=requirement)
 
-    problem = _problem(_claim(fresh_api, shift_id), 409, "shift-missing-skills")
+    problem = problem_of(_claim(fresh_api, shift_id), 409, "shift-missing-skills")
 
     assert problem["shiftId"] == shift_id
     assert problem["missingSkills"] == [
@@ -657,7 +651,7 @@ def test_claim_shift_refuses_an_overlap_with_the_providers_schedule(fresh_api, w
     _open_shift(fresh_api, world, start=busy, provider=world.provider)
     shift_id = _open_shift(fresh_api, world, start=start)
 
-    problem = _problem(_claim(fresh_api, shift_id), 409, "shift-schedule-conflict")
+    problem = problem_of(_claim(fresh_api, shift_id), 409, "shift-schedule-conflict")
 
     assert problem["shiftId"] == shift_id
     assert problem["conflicts"] == [{"startDate": _wire(busy),
@@ -678,7 +672,7 @@ def test_claim_shift_ignores_callouts_and_touching_shifts(fresh_api, world):
 def test_claim_shift_is_unauthorized_for_a_provider_of_another_team(fresh_api, world):
     shift_id = _open_shift(fresh_api, world)
 
-    _problem(_claim(fresh_api, shift_id, user=ICU_NURSE), 403, "unauthorized")
+    problem_of(_claim(fresh_api, shift_id, user=ICU_NURSE), 403, "unauthorized")
 
 
 def test_claim_shift_lets_a_manager_claim_for_a_provider(fresh_api, world):
@@ -693,13 +687,13 @@ def test_claim_shift_lets_a_manager_claim_for_a_provider(fresh_api, world):
 def test_claim_shift_is_unauthorized_for_a_provider_claiming_for_someone_else(fresh_api, world):
     shift_id = _open_shift(fresh_api, world)
 
-    _problem(_claim(fresh_api, shift_id, provider=str(world.doctor)), 403, "unauthorized")
+    problem_of(_claim(fresh_api, shift_id, provider=str(world.doctor)), 403, "unauthorized")
 
 
 def test_claim_shift_needs_a_provider_when_the_caller_is_none(fresh_api, world):
     shift_id = _open_shift(fresh_api, world)
 
-    problem = _problem(_claim(fresh_api, shift_id, user=MANAGER), 400, "validation")
+    problem = problem_of(_claim(fresh_api, shift_id, user=MANAGER), 400, "validation")
 
     assert problem["path"] == "/provider"
 
@@ -707,14 +701,14 @@ def test_claim_shift_needs_a_provider_when_the_caller_is_none(fresh_api, world):
 def test_claim_shift_rejects_an_unknown_provider(fresh_api, world):
     shift_id = _open_shift(fresh_api, world)
 
-    problem = _problem(_claim(fresh_api, shift_id, user="admin@example.com",
+    problem = problem_of(_claim(fresh_api, shift_id, user="admin@example.com",
                               provider=str(uuid.uuid4())), 400, "validation")
 
     assert problem["path"] == "/provider"
 
 
 def test_claim_shift_answers_not_found(fresh_api):
-    _problem(_claim(fresh_api, str(uuid.uuid4())), 404, "shift-not-found")
+    problem_of(_claim(fresh_api, str(uuid.uuid4())), 404, "shift-not-found")
 
 
 def test_claim_shift_checks_skills_of_a_new_provider(fresh_api, world):
@@ -737,7 +731,7 @@ def test_claim_shift_checks_skills_of_a_new_provider(fresh_api, world):
 def test_claim_shift_refuses_a_role_the_provider_does_not_hold(fresh_api, world):
     shift_id = _open_shift(fresh_api, world, role=world.ed_doctor_role)
 
-    problem = _problem(_claim(fresh_api, shift_id), 409, "shift-role-not-held")
+    problem = problem_of(_claim(fresh_api, shift_id), 409, "shift-role-not-held")
 
     assert problem["shiftId"] == shift_id
     assert problem["roles"] == [{"id": str(world.ed_doctor_role), "name": "Physician"}]
@@ -765,7 +759,7 @@ def test_claim_shift_refuses_a_shift_in_approved_time_off(fresh_api, world):
     assert fresh_api.post(f"/v1/time-off/requests/{leave['id']}/approve", user=MANAGER,
                           json={"conflictResolution": "keep"}).status_code == 200
 
-    problem = _problem(_claim(fresh_api, shift_id), 409, "shift-time-off-conflict")
+    problem = problem_of(_claim(fresh_api, shift_id), 409, "shift-time-off-conflict")
 
     assert [t["id"] for t in problem["timeOff"]] == [leave["id"]]
 
@@ -792,7 +786,7 @@ def test_claim_checks_say_why_beside_each_shift_in_the_order_asked(fresh_api, wo
     assert refusal["roles"] == [{"id": str(world.ed_doctor_role), "name": "Physician"}]
     assert [r["code"] for r in by_id[soon]["refusals"]] == ["shift-claim-window-closed"]
     # The check agrees with the claim itself.
-    _problem(_claim(fresh_api, doctors), 409, "shift-role-not-held")
+    problem_of(_claim(fresh_api, doctors), 409, "shift-role-not-held")
     assert _claim(fresh_api, free).status_code == 200
 
 
@@ -802,14 +796,14 @@ def test_claim_checks_say_why_beside_each_shift_in_the_order_asked(fresh_api, wo
     {"shiftIds": ",".join(str(uuid.uuid4()) for _ in range(201))},
 ])
 def test_claim_checks_validate_their_ids(api, query):
-    problem = _problem(api.get("/v1/shifts/claim-checks", user=PROVIDER, query_string=query),
+    problem = problem_of(api.get("/v1/shifts/claim-checks", user=PROVIDER, query_string=query),
                        400, "validation")
     assert problem["path"] == "shiftIds"
 
 
 def test_claim_checks_need_a_provider_for_callers_who_are_none(api, world):
     shift = str(world.ids.get("open_shift", uuid.uuid4()))
-    problem = _problem(api.get("/v1/shifts/claim-checks", user=MANAGER,
+    problem = problem_of(api.get("/v1/shifts/claim-checks", user=MANAGER,
                                query_string={"shiftIds": shift}), 400, "validation")
     assert problem["path"] == "provider"
 
@@ -827,7 +821,7 @@ def test_claim_shift_race_gives_the_shift_to_exactly_one_provider(fresh_api, wor
     assert statuses == [200, 409], [r.get_json() for r in responses]
     winner = next(r for r in responses if r.status_code == 200).get_json()
     loser = next(r for r in responses if r.status_code == 409)
-    _problem(loser, 409, "shift-already-claimed")
+    problem_of(loser, 409, "shift-already-claimed")
     stored = fresh_api.get(f"/v1/shifts/{shift_id}").get_json()
     assert stored["provider"] == winner["provider"]
     assert stored["version"] == 2
@@ -845,7 +839,7 @@ def test_update_shift_race_lets_exactly_one_of_twenty_same_version_updates_win(f
     conflicts = [r for r in responses if r.status_code != 200]
     assert len(conflicts) == 19
     for response in conflicts:
-        assert _problem(response, 409, "version-conflict")["currentVersion"] == 2
+        assert problem_of(response, 409, "version-conflict")["currentVersion"] == 2
     stored = fresh_api.get(path).get_json()
     assert stored["version"] == 2
     assert stored["note"] == ok[0].get_json()["note"]

@@ -17,6 +17,7 @@ from sqlalchemy import select
 
 from app.api import models as m
 from tests.factories import START, uid
+from tests.problems import problem_of
 
 SIGN_OFFS = "/v1/timekeeping/timesheet/sign-offs"
 PUNCHES = "/v1/timekeeping/timecard/punches"
@@ -35,14 +36,6 @@ READ_KEYS = {"id", "teamId", "startDate", "endDate", "providerIds", "signedBy", 
 def _wire(moment: datetime) -> str:
     return moment.strftime("%Y-%m-%dT%H:%M:%S+0000")
 
-
-def _problem(response: Any, status: int, code: str) -> dict[str, Any]:
-    assert response.status_code == status, response.get_json()
-    assert response.mimetype == "application/problem+json"
-    body = response.get_json()
-    assert body["type"].endswith(f"#{code}"), body
-    assert body["detail"]
-    return body
 
 
 def _sign_off(api: Any, team: uuid.UUID, window: dict[str, str] = FIRST_DAY,
@@ -135,7 +128,7 @@ def test_create_sign_off_takes_only_the_providers_named(fresh_api, world):
 
 
 def test_create_sign_off_refuses_a_timesheet_not_ready_listing_what_blocks(fresh_api, world):
-    body = _problem(_sign_off(fresh_api, world.ed, TWO_DAYS), 409, "timesheet-not-ready")
+    body = problem_of(_sign_off(fresh_api, world.ed, TWO_DAYS), 409, "timesheet-not-ready")
     pending = _punch_id(fresh_api, world.provider, "clock_in", "pending")
     shift = _shift_id(fresh_api, world.provider, START + timedelta(days=1))
     assert body["blocking"] == [
@@ -150,7 +143,7 @@ def test_create_sign_off_refuses_a_timesheet_not_ready_listing_what_blocks(fresh
 def test_create_sign_off_agrees_with_the_timesheet(fresh_api, world):
     sheet = fresh_api.get("/v1/timekeeping/timesheet", user=ICU_MANAGER, query_string={
         "provider": str(world.icu_nurse), **FIRST_DAY}).get_json()
-    blocking = _problem(_sign_off(fresh_api, world.icu, user=ICU_MANAGER), 409,
+    blocking = problem_of(_sign_off(fresh_api, world.icu, user=ICU_MANAGER), 409,
                         "timesheet-not-ready")["blocking"]
     assert [b["punchId"] for b in blocking if b["type"] == "pending_punch"] == [
         p["id"] for p in sheet["punches"] if p["state"] == "pending"]
@@ -158,14 +151,14 @@ def test_create_sign_off_agrees_with_the_timesheet(fresh_api, world):
 
 def test_create_sign_off_is_ready_once_the_pending_punch_is_reviewed(fresh_api, world):
     pending = _punch_id(fresh_api, world.provider, "clock_in", "pending")
-    _problem(_sign_off(fresh_api, world.ed, TWO_DAYS), 409, "timesheet-not-ready")
+    problem_of(_sign_off(fresh_api, world.ed, TWO_DAYS), 409, "timesheet-not-ready")
     assert fresh_api.delete(f"{PUNCHES}/{pending}", user=MANAGER).status_code == 204
     _signed(fresh_api, world.ed, TWO_DAYS)
 
 
 def test_create_sign_off_refuses_a_range_overlapping_an_active_sign_off(fresh_api, world):
     first = _signed(fresh_api, world.ed, providerIds=[str(world.doctor)])
-    body = _problem(_sign_off(fresh_api, world.ed, {
+    body = problem_of(_sign_off(fresh_api, world.ed, {
         "startDate": "2026-03-02T12:00:00+0000", "endDate": "2026-03-02T13:00:00+0000"}),
         409, "timesheet-signed-off")
     assert body["signOffId"] == first["id"]
@@ -174,30 +167,30 @@ def test_create_sign_off_refuses_a_range_overlapping_an_active_sign_off(fresh_ap
 
 
 def test_create_sign_off_validates_the_body(fresh_api, world):
-    body = _problem(fresh_api.post(SIGN_OFFS, user=MANAGER, json={"startDate": "x"}), 400,
+    body = problem_of(fresh_api.post(SIGN_OFFS, user=MANAGER, json={"startDate": "x"}), 400,
                     "validation")
     assert {e["path"] for e in body["errors"]} == {"/teamId", "/startDate", "/endDate"}
-    body = _problem(_sign_off(fresh_api, world.ed, providerIds=[]), 400, "validation")
+    body = problem_of(_sign_off(fresh_api, world.ed, providerIds=[]), 400, "validation")
     assert body["path"] == "/providerIds"
-    body = _problem(_sign_off(fresh_api, world.ed, providerIds=[
+    body = problem_of(_sign_off(fresh_api, world.ed, providerIds=[
         str(world.doctor), str(world.icu_nurse), str(uuid.uuid4())]), 400, "validation")
     assert [e["path"] for e in body["errors"]] == ["/providerIds/1", "/providerIds/2"]
-    body = _problem(_sign_off(fresh_api, uuid.uuid4()), 400, "validation")
+    body = problem_of(_sign_off(fresh_api, uuid.uuid4()), 400, "validation")
     assert body["path"] == "/teamId"
-    body = _problem(_sign_off(fresh_api, world.ed, {
+    body = problem_of(_sign_off(fresh_api, world.ed, {
         "startDate": "2026-03-02T05:00:00+0000", "endDate": "2027-03-05T05:00:00+0000"}),
         400, "validation")
     assert body["path"] == "/endDate"
-    body = _problem(_sign_off(fresh_api, world.ed, {
+    body = problem_of(_sign_off(fresh_api, world.ed, {
         "startDate": FIRST_DAY["endDate"], "endDate": FIRST_DAY["startDate"]}),
         400, "negative-range")
     assert body["path"] == "/endDate"
 
 
 def test_create_sign_off_refuses_a_provider_and_another_teams_manager(fresh_api, world):
-    body = _problem(_sign_off(fresh_api, world.ed, user=PROVIDER), 403, "unauthorized")
+    body = problem_of(_sign_off(fresh_api, world.ed, user=PROVIDER), 403, "unauthorized")
     assert (body["action"], body["resource"]) == ("sign_off", "Timesheet")
-    body = _problem(_sign_off(fresh_api, world.ed, user=ICU_MANAGER), 403, "unauthorized")
+    body = problem_of(_sign_off(fresh_api, world.ed, user=ICU_MANAGER), 403, "unauthorized")
     assert (body["action"], body["resource"]) == ("sign_off", "Timesheet")
     _signed(fresh_api, world.ed, user=ADMIN)
 
@@ -224,10 +217,10 @@ def test_list_sign_offs_pages_those_the_caller_may_view(fresh_api, world):
 
 
 def test_list_sign_offs_validates_the_query(api):
-    body = _problem(api.get(SIGN_OFFS, query_string={"teamId": "x", "pageSize": 0}), 400,
+    body = problem_of(api.get(SIGN_OFFS, query_string={"teamId": "x", "pageSize": 0}), 400,
                     "validation")
     assert {e["path"] for e in body["errors"]} == {"teamId", "pageSize"}
-    body = _problem(api.get(SIGN_OFFS, query_string={"startDate": FIRST_DAY["endDate"],
+    body = problem_of(api.get(SIGN_OFFS, query_string={"startDate": FIRST_DAY["endDate"],
                                                      "endDate": FIRST_DAY["startDate"]}),
                     400, "negative-range")
     assert body["path"] == "endDate"
@@ -237,9 +230,9 @@ def test_get_sign_off_answers_404_and_403(fresh_api, world):
     made = _signed(fresh_api, world.ed)
     path = f"{SIGN_OFFS}/{made['id']}"
     unknown = f"{SIGN_OFFS}/{uuid.uuid4()}"
-    _problem(fresh_api.get(unknown), 404, "timesheet-sign-off-not-found")
-    _problem(fresh_api.get(path, user=ICU_MANAGER), 403, "unauthorized")
-    _problem(fresh_api.get(f"{SIGN_OFFS}/nope"), 400, "validation")
+    problem_of(fresh_api.get(unknown), 404, "timesheet-sign-off-not-found")
+    problem_of(fresh_api.get(path, user=ICU_MANAGER), 403, "unauthorized")
+    problem_of(fresh_api.get(f"{SIGN_OFFS}/nope"), 400, "validation")
     assert fresh_api.get(path, user=PROVIDER).get_json()["providerIds"] == [str(world.provider)]
 
 
@@ -250,16 +243,16 @@ def test_reopen_sign_off_keeps_it_with_who_and_when_and_refuses_a_second_reopen(
                                                                                 world):
     made = _signed(fresh_api, world.ed)
     path = f"{SIGN_OFFS}/{made['id']}"
-    _problem(fresh_api.delete(path, user=MANAGER), 403, "unauthorized")
-    _problem(fresh_api.delete(path, user=PROVIDER), 403, "unauthorized")
+    problem_of(fresh_api.delete(path, user=MANAGER), 403, "unauthorized")
+    problem_of(fresh_api.delete(path, user=PROVIDER), 403, "unauthorized")
     before = datetime.now(UTC).replace(microsecond=0)
     assert fresh_api.delete(path, user=ADMIN).status_code == 204
     body = fresh_api.get(path, user=MANAGER).get_json()
     assert body["reopenedBy"] == str(world.admin)
     assert datetime.strptime(body["reopenedAt"], "%Y-%m-%dT%H:%M:%S%z") >= before
-    body = _problem(fresh_api.delete(path, user=ADMIN), 409, "invalid-state-transition")
+    body = problem_of(fresh_api.delete(path, user=ADMIN), 409, "invalid-state-transition")
     assert body["currentState"] == "reopened"
-    _problem(fresh_api.delete(f"{SIGN_OFFS}/{uuid.uuid4()}", user=ADMIN), 404,
+    problem_of(fresh_api.delete(f"{SIGN_OFFS}/{uuid.uuid4()}", user=ADMIN), 404,
              "timesheet-sign-off-not-found")
     # Reopened, the range may be signed off again.
     _signed(fresh_api, world.ed)
@@ -279,11 +272,11 @@ def test_punch_writes_in_a_signed_off_range_are_refused_until_reopened(fresh_api
         fresh_api.delete(f"{PUNCHES}/{approved}", user=MANAGER),
     ]
     for response in attempts:
-        assert _problem(response, 409, "timesheet-signed-off")["signOffId"] == made["id"]
+        assert problem_of(response, 409, "timesheet-signed-off")["signOffId"] == made["id"]
     # A punch outside the range, and moving a punch into it, are each judged by their time.
     pending = _punch_id(fresh_api, world.provider, "clock_in", "pending")
     moved = fresh_api.patch(f"{PUNCHES}/{pending}", user=MANAGER, json={"time": inside})
-    _problem(moved, 409, "timesheet-signed-off")
+    problem_of(moved, 409, "timesheet-signed-off")
     assert fresh_api.patch(f"{PUNCHES}/{pending}", user=MANAGER,
                            json={"state": "approved"}).status_code == 200
 
@@ -318,7 +311,7 @@ def test_shift_writes_touching_a_signed_off_range_are_refused_until_reopened(fre
             "segments": _segments(START - timedelta(hours=4), START)}),
     ]
     for response in attempts:
-        assert _problem(response, 409, "timesheet-signed-off")["signOffId"] == made["id"]
+        assert problem_of(response, 409, "timesheet-signed-off")["signOffId"] == made["id"]
     assert fresh_api.delete(f"{SIGN_OFFS}/{made['id']}", user=ADMIN).status_code == 204
     assert fresh_api.patch(shift, user=MANAGER, json={
         "endDate": _wire(START + timedelta(hours=11)),
@@ -332,7 +325,7 @@ def test_claim_of_a_shift_in_a_signed_off_range_is_refused(fresh_api, world):
     made = _signed(fresh_api, world.ed, {"startDate": _wire(start - timedelta(days=1)),
                                          "endDate": _wire(start + timedelta(days=1))},
                    providerIds=[str(world.provider)])
-    body = _problem(fresh_api.post(claim, user=PROVIDER, json={}), 409, "timesheet-signed-off")
+    body = problem_of(fresh_api.post(claim, user=PROVIDER, json={}), 409, "timesheet-signed-off")
     assert body["signOffId"] == made["id"]
     assert fresh_api.delete(f"{SIGN_OFFS}/{made['id']}", user=ADMIN).status_code == 204
     response = fresh_api.post(claim, user=PROVIDER, json={})
@@ -355,7 +348,7 @@ def test_claim_checks_report_a_signed_off_range_as_the_claim_answers_it(fresh_ap
     item = check()
     assert item["claimable"] is False
     [refusal] = item["refusals"]
-    claimed = _problem(fresh_api.post(f"/v1/shifts/{shift_id}/claim", user=PROVIDER, json={}),
+    claimed = problem_of(fresh_api.post(f"/v1/shifts/{shift_id}/claim", user=PROVIDER, json={}),
                        409, "timesheet-signed-off")
     assert refusal == {"code": "timesheet-signed-off", "title": claimed["title"],
                        "detail": claimed["detail"], "signOffId": made["id"]}
@@ -373,7 +366,7 @@ def test_approve_time_off_that_changes_signed_off_shifts_is_refused_until_reopen
     assert any(provider == world.provider for _, provider, _, _ in before)
     for strategy in ["delete", "deleteWithOpen", "callout", "calloutWithOpen"]:
         response = fresh_api.post(approve, user=MANAGER, json={"conflictResolution": strategy})
-        assert _problem(response, 409, "timesheet-signed-off")["signOffId"] == made["id"]
+        assert problem_of(response, 409, "timesheet-signed-off")["signOffId"] == made["id"]
     # Nothing changed: the request waits, no shift was deleted, called out or copied.
     assert fresh_api.get(f"{REQUESTS}/{request}", user=MANAGER).get_json()["status"] == "pending"
     assert _day_shifts(fresh_api) == before
@@ -420,15 +413,15 @@ def test_sign_offs_racing_a_punch_never_sign_off_a_pending_punch(fresh_api, worl
     if responses[1].status_code == 201:  # the punch came first: nothing is ready
         assert not created
         for response in signs:
-            blocking = _problem(response, 409, "timesheet-not-ready")["blocking"]
+            blocking = problem_of(response, 409, "timesheet-not-ready")["blocking"]
             assert {"providerId": str(nurse), "type": "pending_punch",
                     "punchId": responses[1].get_json()["id"]} in blocking
     else:  # a sign-off came first: the punch and the other sign-off are refused after it
         (winner,) = created
         signed_id = winner.get_json()["id"]
-        assert _problem(responses[1], 409, "timesheet-signed-off")["signOffId"] == signed_id
+        assert problem_of(responses[1], 409, "timesheet-signed-off")["signOffId"] == signed_id
         loser = next(r for r in signs if r is not winner)
-        assert _problem(loser, 409, "timesheet-signed-off")["signOffId"] == signed_id
+        assert problem_of(loser, 409, "timesheet-signed-off")["signOffId"] == signed_id
     with fresh_api.db.unit_of_work() as session:
         pending = session.scalars(select(m.TimecardPunch).where(
             m.TimecardPunch.provider_id == nurse, m.TimecardPunch.state == "pending")).all()

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from tests.factories import START, uid
+from tests.problems import problem_of
 
 TIMESTAMP = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\+0000$")
 REQUESTS = "/v1/time-off/requests"
@@ -32,13 +33,6 @@ POLICY_KEYS = {"id", "createdAt", "type", "name", "description", "accrualUnit", 
 def _wire(moment: Any) -> str:
     return moment.strftime("%Y-%m-%dT%H:%M:%S+0000")
 
-
-def _problem(response: Any, status: int, code: str) -> dict[str, Any]:
-    assert response.status_code == status, response.get_json()
-    assert response.mimetype == "application/problem+json"
-    body = response.get_json()
-    assert body["type"].endswith(f"#{code}"), body
-    return body
 
 
 def _requests(api: Any, user: str = "admin@example.com", page_size: int = 200,
@@ -94,13 +88,13 @@ def test_get_policy_returns_the_listed_policy(api):
 def test_get_policy_answers_not_found_for_unknown_id(api):
     response = api.get(f"{POLICIES}/{uuid.uuid4()}")
 
-    _problem(response, 404, "time-off-policy-not-found")
+    problem_of(response, 404, "time-off-policy-not-found")
 
 
 def test_get_policy_rejects_malformed_id(api):
     response = api.get(f"{POLICIES}/42")
 
-    assert _problem(response, 400, "validation")["path"] == "policyId"
+    assert problem_of(response, 400, "validation")["path"] == "policyId"
 
 
 def test_list_policies_returns_empty_page_when_not_permitted(api):
@@ -190,7 +184,7 @@ def test_list_requests_walks_same_ordered_set_whatever_the_page_size(api):
 def test_list_requests_rejects_page_size_out_of_range(api, size):
     response = api.get(REQUESTS, query_string={"pageSize": size})
 
-    assert _problem(response, 400, "validation")["path"] == "pageSize"
+    assert problem_of(response, 400, "validation")["path"] == "pageSize"
 
 
 def test_list_requests_rejects_tampered_cursor(api):
@@ -199,7 +193,7 @@ def test_list_requests_rejects_tampered_cursor(api):
 
     response = api.get(REQUESTS, query_string={"pageSize": 1, "cursor": tampered})
 
-    assert _problem(response, 400, "validation")["path"] == "cursor"
+    assert problem_of(response, 400, "validation")["path"] == "cursor"
 
 
 def test_list_requests_rejects_cursor_of_another_list(api):
@@ -207,7 +201,7 @@ def test_list_requests_rejects_cursor_of_another_list(api):
 
     response = api.get(REQUESTS, query_string={"pageSize": 1, "cursor": cursor})
 
-    assert _problem(response, 400, "validation")["path"] == "cursor"
+    assert problem_of(response, 400, "validation")["path"] == "cursor"
 
 
 # Request filters --------------------------------------------------------------------------------
@@ -228,7 +222,7 @@ def test_list_requests_filters_by_status_list(api, world):
 def test_list_requests_rejects_unknown_status(api):
     response = api.get(REQUESTS, query_string={"status": "pending,maybe"})
 
-    assert _problem(response, 400, "validation")["path"] == "status"
+    assert problem_of(response, 400, "validation")["path"] == "status"
 
 
 def test_list_requests_filters_by_provider_policy_and_team(api, world):
@@ -261,7 +255,7 @@ def test_requests_reject_negative_range(api, path):
     response = api.get(path, query_string={"startDate": "2026-03-25T00:00:00Z",
                                            "endDate": "2026-03-24T00:00:00Z"})
 
-    assert _problem(response, 400, "negative-range")["path"] == "endDate"
+    assert problem_of(response, 400, "negative-range")["path"] == "endDate"
 
 
 # Who sees what ----------------------------------------------------------------------------------
@@ -288,7 +282,7 @@ def test_list_requests_shows_manager_their_team_not_icu(api, world):
 def test_get_request_refuses_request_outside_permissions(api, world, user):
     response = api.get(f"{REQUESTS}/{world.ids['request_icu']}", user=user)
 
-    body = _problem(response, 403, "unauthorized")
+    body = problem_of(response, 403, "unauthorized")
     assert (body["action"], body["resource"]) == ("view", "TimeOffRequest")
 
 
@@ -333,13 +327,13 @@ def test_count_requests_counts_all_for_admin(api):
 def test_get_request_answers_not_found_for_unknown_id(api):
     response = api.get(f"{REQUESTS}/{uuid.uuid4()}")
 
-    assert "does not exist" in _problem(response, 404, "time-off-request-not-found")["detail"]
+    assert "does not exist" in problem_of(response, 404, "time-off-request-not-found")["detail"]
 
 
 def test_get_request_rejects_malformed_id(api):
     response = api.get(f"{REQUESTS}/nope")
 
-    assert _problem(response, 400, "validation")["path"] == "requestId"
+    assert problem_of(response, 400, "validation")["path"] == "requestId"
 
 
 def test_list_requests_issues_same_statement_count_whatever_the_page_size(api):

@@ -16,6 +16,7 @@ import pytest
 
 from app.api import models as m
 from tests.factories import uid
+from tests.problems import problem_of
 
 REQUESTS = "/v1/time-off/requests"
 SHIFTS = "/v1/shifts"
@@ -27,13 +28,6 @@ DAY0 = "2026-03-02T05:00:00+0000"
 DAY1 = "2026-03-03T05:00:00+0000"
 STRATEGIES = ["delete", "deleteWithOpen", "callout", "calloutWithOpen", "keep", "keepWithOpen"]
 
-
-def _problem(response: Any, status: int, code: str) -> dict[str, Any]:
-    assert response.status_code == status, response.get_json()
-    assert response.mimetype == "application/problem+json"
-    body = response.get_json()
-    assert body["type"].endswith(f"#{code}"), body
-    return body
 
 
 def _create(api: Any, user: str = "provider@example.com", **fields: Any) -> dict[str, Any]:
@@ -175,7 +169,7 @@ def test_create_request_rejects_given_daily_hours_outside_the_request(fresh_api)
                        {"date": "2026-03-05T00:00:00.000Z", "duration": 8}],
     })
 
-    body = _problem(response, 400, "validation")
+    body = problem_of(response, 400, "validation")
     assert body["path"] == "/dailyHours/1/date"
 
 
@@ -193,14 +187,14 @@ def test_create_request_requires_a_provider_when_the_caller_has_none(fresh_api):
     response = fresh_api.post(REQUESTS, user="manager@example.com",
                               json={"policyId": PTO, "startDate": DAY0, "endDate": DAY1})
 
-    assert _problem(response, 400, "validation")["path"] == "/providerId"
+    assert problem_of(response, 400, "validation")["path"] == "/providerId"
 
 
 def test_create_request_refuses_a_provider_outside_the_policy(fresh_api):
     response = fresh_api.post(REQUESTS, user="icu.nurse@example.com",
                               json={"policyId": SICK, "startDate": DAY0, "endDate": DAY1})
 
-    body = _problem(response, 400, "provider-not-in-policy")
+    body = problem_of(response, 400, "provider-not-in-policy")
     assert "Sick leave" in body["detail"]
 
 
@@ -216,7 +210,7 @@ def test_create_request_refuses_time_already_requested_or_approved(fresh_api):
         ("2026-03-02T20:00:00+0000", "2026-03-02T22:00:00+0000", pending, "pending"),  # part
         ("2026-03-03T05:00:00+0000", "2026-03-05T05:00:00+0000", approved, "approved"),  # Tue-Wed
     ]:
-        body = _problem(fresh_api.post(REQUESTS, user="provider@example.com", json={
+        body = problem_of(fresh_api.post(REQUESTS, user="provider@example.com", json={
             "policyId": SICK, "startDate": start, "endDate": end}), 409,
             "time-off-request-overlap")
         assert [c["id"] for c in body["conflicts"]] == [clash["id"]]
@@ -233,7 +227,7 @@ def test_create_request_allows_another_part_of_the_same_day(fresh_api):
                     endDate="2026-03-02T20:00:00+0000")
     assert later["status"] == "pending"
     # A full day over both part-day requests collides with each.
-    body = _problem(fresh_api.post(REQUESTS, user="provider@example.com", json={
+    body = problem_of(fresh_api.post(REQUESTS, user="provider@example.com", json={
         "policyId": PTO, "startDate": DAY0, "endDate": DAY1, "isFullDay": True}), 409,
         "time-off-request-overlap")
     assert len(body["conflicts"]) == 2
@@ -253,7 +247,7 @@ def test_create_request_refuses_an_end_before_the_start(fresh_api):
     response = fresh_api.post(REQUESTS, user="provider@example.com",
                               json={"policyId": PTO, "startDate": DAY1, "endDate": DAY0})
 
-    assert _problem(response, 400, "negative-range")["path"] == "/endDate"
+    assert problem_of(response, 400, "negative-range")["path"] == "/endDate"
 
 
 @pytest.mark.parametrize(("start", "end", "path"), [
@@ -265,7 +259,7 @@ def test_create_request_refuses_windows_too_long_or_too_far(fresh_api, start, en
     response = fresh_api.post(REQUESTS, user="provider@example.com",
                               json={"policyId": PTO, "startDate": start, "endDate": end})
 
-    assert _problem(response, 400, "validation")["path"] == path
+    assert problem_of(response, 400, "validation")["path"] == path
 
 
 def test_create_request_reports_unknown_policy_and_provider_at_their_paths(fresh_api):
@@ -274,7 +268,7 @@ def test_create_request_reports_unknown_policy_and_provider_at_their_paths(fresh
         "startDate": DAY0, "endDate": DAY1,
     })
 
-    body = _problem(response, 400, "validation")
+    body = problem_of(response, 400, "validation")
     assert {e["path"] for e in body["errors"]} == {"/policyId", "/providerId"}
 
 
@@ -288,7 +282,7 @@ def test_create_request_is_unauthorized_for_someone_else(fresh_api, world, user,
         "startDate": DAY0, "endDate": DAY1,
     })
 
-    _problem(response, 403, "unauthorized")
+    problem_of(response, 403, "unauthorized")
 
 
 # Approve ----------------------------------------------------------------------------------------
@@ -308,7 +302,7 @@ def test_approve_request_applies_the_strategy_to_overlapping_shifts(fresh_api, w
     after = _shifts(fresh_api, providerId=str(world.provider))
     if strategy.startswith("delete"):
         assert after == []
-        _problem(fresh_api.get(f"{SHIFTS}/{before['id']}"), 404, "shift-not-found")
+        problem_of(fresh_api.get(f"{SHIFTS}/{before['id']}"), 404, "shift-not-found")
     elif strategy.startswith("callout"):
         assert after == [{**before, "isCallout": True, "version": before["version"] + 1}]
     else:
@@ -368,7 +362,7 @@ def test_approve_request_leaves_callouts_and_other_providers_alone(fresh_api, wo
 def test_approve_request_is_unauthorized_for_the_manager_of_another_team(fresh_api, world):
     response = _decide(fresh_api, world.ids["request_icu"], "approve", conflictResolution="keep")
 
-    _problem(response, 403, "unauthorized")
+    problem_of(response, 403, "unauthorized")
     assert fresh_api.get(f"{REQUESTS}/{world.ids['request_icu']}").get_json()["status"] == \
         "pending"
 
@@ -377,7 +371,7 @@ def test_approve_request_is_unauthorized_for_the_provider(fresh_api, world):
     response = _decide(fresh_api, world.ids["request_pending"], "approve",
                        user="provider@example.com", conflictResolution="keep")
 
-    _problem(response, 403, "unauthorized")
+    problem_of(response, 403, "unauthorized")
 
 
 @pytest.mark.parametrize("state", ["approved", "rejected", "cancelled"])
@@ -385,20 +379,20 @@ def test_approve_request_refuses_a_decided_request(fresh_api, world, state):
     response = _decide(fresh_api, world.ids[f"request_{state}"], "approve",
                        conflictResolution="keep")
 
-    assert _problem(response, 409, "invalid-state-transition")["currentState"] == state
+    assert problem_of(response, 409, "invalid-state-transition")["currentState"] == state
 
 
 def test_approve_request_requires_a_known_strategy(fresh_api, world):
     response = _decide(fresh_api, world.ids["request_pending"], "approve",
                        conflictResolution="shred")
 
-    assert _problem(response, 400, "validation")["path"] == "/conflictResolution"
+    assert problem_of(response, 400, "validation")["path"] == "/conflictResolution"
 
 
 def test_approve_request_answers_404_for_an_unknown_request(fresh_api):
     response = _decide(fresh_api, uuid.uuid4(), "approve", conflictResolution="keep")
 
-    _problem(response, 404, "time-off-request-not-found")
+    problem_of(response, 404, "time-off-request-not-found")
 
 
 def test_approve_request_lets_one_of_two_concurrent_approvals_win(fresh_api, world):
@@ -444,13 +438,13 @@ def test_reject_request_without_reason_answers_null_reason(fresh_api, world):
 def test_reject_request_refuses_a_decided_request(fresh_api, world, state):
     response = _decide(fresh_api, world.ids[f"request_{state}"], "reject", rejectionReason="x")
 
-    assert _problem(response, 409, "invalid-state-transition")["currentState"] == state
+    assert problem_of(response, 409, "invalid-state-transition")["currentState"] == state
 
 
 def test_reject_request_is_unauthorized_for_the_manager_of_another_team(fresh_api, world):
     response = _decide(fresh_api, world.ids["request_icu"], "reject", rejectionReason=None)
 
-    _problem(response, 403, "unauthorized")
+    problem_of(response, 403, "unauthorized")
 
 
 # Cancel -----------------------------------------------------------------------------------------
@@ -516,7 +510,7 @@ def test_decline_cancellation_keeps_the_leave_and_tells_the_provider_why(fresh_a
     seen = fresh_api.get(f"{REQUESTS}/{leave['id']}", user="provider@example.com").get_json()
     assert seen["cancellationDeclineReason"] == "The shifts were already given away"
     # Nothing waits any more: declining twice is refused.
-    _problem(_decide(fresh_api, leave["id"], "decline-cancellation"), 409,
+    problem_of(_decide(fresh_api, leave["id"], "decline-cancellation"), 409,
              "invalid-state-transition")
 
 
@@ -525,7 +519,7 @@ def test_decline_cancellation_is_the_managers_decision(fresh_api):
     _decide(fresh_api, leave["id"], "approve", conflictResolution="keep")
     fresh_api.post(f"{REQUESTS}/{leave['id']}/cancel", user="provider@example.com")
 
-    _problem(_decide(fresh_api, leave["id"], "decline-cancellation",
+    problem_of(_decide(fresh_api, leave["id"], "decline-cancellation",
                      user="provider@example.com"), 403, "unauthorized")
 
 
@@ -534,7 +528,7 @@ def test_cancel_request_refuses_a_provider_leave_that_has_started(fresh_api, wor
     response = fresh_api.post(f"{REQUESTS}/{world.ids['request_approved']}/cancel",
                               user="provider@example.com")
 
-    body = _problem(response, 409, "time-off-already-started")
+    body = problem_of(response, 409, "time-off-already-started")
     assert body["startDate"].startswith("2026-03-")
 
 
@@ -553,18 +547,18 @@ def test_cancel_request_refuses_rejected_and_cancelled_requests(fresh_api, world
     response = fresh_api.post(f"{REQUESTS}/{world.ids[f'request_{state}']}/cancel",
                               user="provider@example.com")
 
-    assert _problem(response, 409, "invalid-state-transition")["currentState"] == state
+    assert problem_of(response, 409, "invalid-state-transition")["currentState"] == state
 
 
 def test_cancel_request_is_unauthorized_for_another_provider(fresh_api, world):
     response = fresh_api.post(f"{REQUESTS}/{world.ids['request_pending']}/cancel",
                               user="doctor@example.com")
 
-    _problem(response, 403, "unauthorized")
+    problem_of(response, 403, "unauthorized")
 
 
 def test_conflicts_is_unauthorized_for_the_provider(fresh_api, world):
     response = fresh_api.get(f"{REQUESTS}/{world.ids['request_pending']}/conflicts",
                              user="provider@example.com")
 
-    _problem(response, 403, "unauthorized")
+    problem_of(response, 403, "unauthorized")

@@ -19,6 +19,7 @@ from app.api import models as m
 from app.api.domain.timecards import parse_pay_period_template, pay_period_containing
 from app.contract.timekeeping import TimesheetPage, TimesheetRead
 from tests.factories import START, make_shift, uid
+from tests.problems import problem_of
 
 TIMESTAMP = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\+0000$")
 PUNCH_KEYS = {"id", "timecardId", "providerId", "generated", "createdAt", "updatedAt", "action",
@@ -38,13 +39,6 @@ ED_NAMES = ["Dana Doctor", "Ed Nurse 1", "Ed Nurse 2", "Ed Nurse 3", "Gone Away"
 def _wire(moment: datetime) -> str:
     return moment.strftime("%Y-%m-%dT%H:%M:%S+0000")
 
-
-def _problem(response: Any, status: int, code: str) -> dict[str, Any]:
-    assert response.status_code == status, response.get_json()
-    assert response.mimetype == "application/problem+json"
-    body = response.get_json()
-    assert body["type"].endswith(f"#{code}"), body
-    return body
 
 
 def _shift_id(api: Any, provider: uuid.UUID, start: datetime) -> str:
@@ -98,7 +92,7 @@ def test_get_timecard_shows_empty_current_period_with_clock_in_next(api, world):
 
 
 def test_get_timecard_forbids_provider_reading_another_providers_card(api, world):
-    body = _problem(_timecard(api, world.icu_nurse, user="provider@example.com"), 403,
+    body = problem_of(_timecard(api, world.icu_nurse, user="provider@example.com"), 403,
                     "unauthorized")
     assert body["action"] == "view"
     assert body["resource"] == "Timecard"
@@ -109,17 +103,17 @@ def test_get_timecard_lets_manager_read_own_team_only(api, world):
                    startDate="2026-03-02T12:00:00Z")
     assert ok.status_code == 200, ok.get_json()
     assert len(ok.get_json()["punches"]) == 5
-    _problem(_timecard(api, world.icu_nurse, user="manager@example.com"), 403, "unauthorized")
+    problem_of(_timecard(api, world.icu_nurse, user="manager@example.com"), 403, "unauthorized")
 
 
 def test_get_timecard_answers_not_found_and_validation(api, world):
-    body = _problem(_timecard(api, uuid.uuid4()), 404, "provider-not-found")
+    body = problem_of(_timecard(api, uuid.uuid4()), 404, "provider-not-found")
     assert "does not exist" in body["detail"]
-    assert _problem(api.get("/v1/timekeeping/timecard/not-a-uuid"), 400,
+    assert problem_of(api.get("/v1/timekeeping/timecard/not-a-uuid"), 400,
                     "validation")["path"] == "provider"
-    assert _problem(_timecard(api, world.provider, startDate="yesterday"), 400,
+    assert problem_of(_timecard(api, world.provider, startDate="yesterday"), 400,
                     "validation")["path"] == "startDate"
-    assert _problem(_timecard(api, world.provider, startDate="9999-12-31T23:00:00Z"), 400,
+    assert problem_of(_timecard(api, world.provider, startDate="9999-12-31T23:00:00Z"), 400,
                     "validation")["path"] == "startDate"
 
 
@@ -128,9 +122,9 @@ def test_get_timecard_answers_pay_period_not_found_without_template(fresh_api, w
     with fresh_api.db.unit_of_work(write=True) as session:
         session.get(m.Provider, nurse).pay_period_template = None
 
-    body = _problem(_timecard(fresh_api, nurse), 404, "pay-period-not-found")
+    body = problem_of(_timecard(fresh_api, nurse), 404, "pay-period-not-found")
     assert "pay period template" in body["detail"]
-    _problem(_timecard(fresh_api, nurse, user="provider@example.com"), 403, "unauthorized")
+    problem_of(_timecard(fresh_api, nurse, user="provider@example.com"), 403, "unauthorized")
 
 
 def test_get_timecard_carries_open_clock_in_across_period_boundary(fresh_api, world):
@@ -153,7 +147,7 @@ def test_get_timecard_carries_open_clock_in_across_period_boundary(fresh_api, wo
 
 
 def test_get_my_timecard_answers_provider_not_found_for_non_provider(api):
-    body = _problem(api.get("/v1/timekeeping/timecard/me", user="scheduler@example.com"), 404,
+    body = problem_of(api.get("/v1/timekeeping/timecard/me", user="scheduler@example.com"), 404,
                     "provider-not-found")
     assert "scheduler@example.com is not a provider" in body["detail"]
 
@@ -278,7 +272,7 @@ def test_get_timesheet_reports_missing_timecard_for_shifts_without_one(api, worl
 
 
 def test_get_timesheet_answers_negative_range_when_end_not_after_start(api, world):
-    body = _problem(_sheet(api, provider=str(world.provider),
+    body = problem_of(_sheet(api, provider=str(world.provider),
                            startDate="2026-03-03T05:00:00+0000",
                            endDate="2026-03-03T05:00:00+0000"), 400, "negative-range")
     assert body["path"] == "endDate"
@@ -286,29 +280,29 @@ def test_get_timesheet_answers_negative_range_when_end_not_after_start(api, worl
 
 def test_get_timesheet_rejects_bad_queries(api, world):
     both = _sheet(api, provider=str(world.provider), team=str(world.ed), **FIRST_DAY)
-    assert _problem(both, 400, "validation")["path"] == "team"
+    assert problem_of(both, 400, "validation")["path"] == "team"
     neither = _sheet(api, **FIRST_DAY)
-    assert _problem(neither, 400, "validation")["path"] == "team"
+    assert problem_of(neither, 400, "validation")["path"] == "team"
     no_end = _sheet(api, provider=str(world.provider), startDate=FIRST_DAY["startDate"])
-    assert _problem(no_end, 400, "validation")["path"] == "endDate"
+    assert problem_of(no_end, 400, "validation")["path"] == "endDate"
     too_long = _sheet(api, provider=str(world.provider), startDate="2025-01-01T00:00:00Z",
                       endDate="2026-03-01T00:00:00Z")
-    assert _problem(too_long, 400, "validation")["path"] == "endDate"
+    assert problem_of(too_long, 400, "validation")["path"] == "endDate"
     ancient = _sheet(api, provider=str(world.provider), startDate="0001-01-01T00:00:00Z",
                      endDate="0001-01-02T00:00:00Z")
-    assert _problem(ancient, 400, "validation")["path"] == "startDate"
+    assert problem_of(ancient, 400, "validation")["path"] == "startDate"
 
 
 def test_get_timesheet_answers_not_found(api, world):
-    _problem(_sheet(api, provider=str(uuid.uuid4()), **FIRST_DAY), 404, "provider-not-found")
-    _problem(_sheet(api, team=str(uuid.uuid4()), **FIRST_DAY), 404, "team-not-found")
+    problem_of(_sheet(api, provider=str(uuid.uuid4()), **FIRST_DAY), 404, "provider-not-found")
+    problem_of(_sheet(api, team=str(uuid.uuid4()), **FIRST_DAY), 404, "team-not-found")
 
 
 def test_get_timesheet_forbids_manager_reading_other_team_provider(api, world):
-    body = _problem(_sheet(api, user="manager@example.com", provider=str(world.icu_nurse),
+    body = problem_of(_sheet(api, user="manager@example.com", provider=str(world.icu_nurse),
                            **FIRST_DAY), 403, "unauthorized")
     assert body["resource"] == "Timesheet"
-    _problem(_sheet(api, user="provider@example.com", provider=str(world.doctor), **FIRST_DAY),
+    problem_of(_sheet(api, user="provider@example.com", provider=str(world.doctor), **FIRST_DAY),
              403, "unauthorized")
 
 

@@ -17,6 +17,7 @@ from sqlalchemy import select
 
 from app.api import models as m
 from tests.factories import uid
+from tests.problems import problem_of
 
 OT = "/v1/settings/overtime-rules"
 ROUNDING = "/v1/settings/rounding-rules"
@@ -38,14 +39,6 @@ EXAMPLE_RULE = str(uid("work-rule:example"))
 def _ids(api: Any, path: str) -> list[str]:
     return [r["id"] for r in api.get(path).get_json()["items"]]
 
-
-def _problem(response: Any, status: int, code: str) -> dict[str, Any]:
-    assert response.status_code == status, response.get_json()
-    assert response.mimetype == "application/problem+json"
-    body = response.get_json()
-    assert body["type"].endswith(f"#{code}"), body
-    assert body["detail"]
-    return body
 
 
 def _ot_codes(api: Any) -> None:
@@ -93,7 +86,7 @@ def test_overtime_rule_crud_round_trips_with_multiplier_and_version(fresh_api):
     listed = fresh_api.get(OT, user=PROVIDER)
     assert [r["id"] for r in listed.get_json()["items"]] == [rule["id"], EXAMPLE_OT]
     assert fresh_api.delete(f"{OT}/{rule['id']}").status_code == 204
-    _problem(fresh_api.get(f"{OT}/{rule['id']}"), 404, "overtime-rule-not-found")
+    problem_of(fresh_api.get(f"{OT}/{rule['id']}"), 404, "overtime-rule-not-found")
 
 
 def test_overtime_rule_refusals(fresh_api):
@@ -104,23 +97,23 @@ def test_overtime_rule_refusals(fresh_api):
              ({"kind": "monthly", "thresholdMinutes": 60}, "/kind")]
     for fields, path in cases:
         body = {"name": "x", "payCodeId": str(OT_CODE), **fields}
-        assert _problem(fresh_api.post(OT, json=body), 400, "validation")["path"] == path
+        assert problem_of(fresh_api.post(OT, json=body), 400, "validation")["path"] == path
     assert fresh_api.post(OT, json={"name": "p", "kind": "period", "thresholdMinutes": 4800,
                                     "payCodeId": str(OT_CODE)}).status_code == 201
-    _problem(fresh_api.post(OT, json={"name": "x", "kind": "weekly", "thresholdMinutes": 60,
+    problem_of(fresh_api.post(OT, json={"name": "x", "kind": "weekly", "thresholdMinutes": 60,
                                       "payCodeId": str(uuid.uuid4())}), 404,
              "pay-code-not-found")
     rule = _overtime(fresh_api)
     stale = fresh_api.patch(f"{OT}/{rule['id']}", json={"name": "y", "version": 7})
-    assert _problem(stale, 409, "version-conflict")["currentVersion"] == 1
-    _problem(fresh_api.patch(f"{OT}/{uuid.uuid4()}", json={"name": "y"}), 404,
+    assert problem_of(stale, 409, "version-conflict")["currentVersion"] == 1
+    problem_of(fresh_api.patch(f"{OT}/{uuid.uuid4()}", json={"name": "y"}), 404,
              "overtime-rule-not-found")
-    _problem(fresh_api.patch(f"{OT}/{rule['id']}", json={"kind": "daily"}), 400, "validation")
+    problem_of(fresh_api.patch(f"{OT}/{rule['id']}", json={"kind": "daily"}), 400, "validation")
     for user in (PROVIDER, MANAGER):
-        _problem(fresh_api.post(OT, user=user, json={
+        problem_of(fresh_api.post(OT, user=user, json={
             "name": "x", "kind": "weekly", "thresholdMinutes": 60,
             "payCodeId": str(OT_CODE)}), 403, "unauthorized")
-        _problem(fresh_api.delete(f"{OT}/{rule['id']}", user=user), 403, "unauthorized")
+        problem_of(fresh_api.delete(f"{OT}/{rule['id']}", user=user), 403, "unauthorized")
 
 
 # Rounding rules ------------------------------------------------------------------------------
@@ -132,20 +125,20 @@ def test_rounding_rule_crud_and_refusals(fresh_api):
     assert made["version"] == 1
     assert fresh_api.get(f"{ROUNDING}/{made['id']}", user=PROVIDER).get_json() == made
     bad = fresh_api.post(ROUNDING, json={"name": "x", "intervalMinutes": 7, "mode": "up"})
-    assert _problem(bad, 400, "validation")["path"] == "/intervalMinutes"
+    assert problem_of(bad, 400, "validation")["path"] == "/intervalMinutes"
     bad = fresh_api.patch(f"{ROUNDING}/{made['id']}", json={"intervalMinutes": 7})
-    assert _problem(bad, 400, "validation")["path"] == "/intervalMinutes"
+    assert problem_of(bad, 400, "validation")["path"] == "/intervalMinutes"
     changed = fresh_api.patch(f"{ROUNDING}/{made['id']}", json={"intervalMinutes": 6,
                                                                 "mode": "down", "version": 1})
     assert changed.get_json()["intervalMinutes"] == 6
     assert changed.get_json()["version"] == 2
-    _problem(fresh_api.patch(f"{ROUNDING}/{made['id']}", json={"version": 1}), 409,
+    problem_of(fresh_api.patch(f"{ROUNDING}/{made['id']}", json={"version": 1}), 409,
              "version-conflict")
-    _problem(fresh_api.post(ROUNDING, user=PROVIDER, json={
+    problem_of(fresh_api.post(ROUNDING, user=PROVIDER, json={
         "name": "x", "intervalMinutes": 5, "mode": "up"}), 403, "unauthorized")
     assert _ids(fresh_api, ROUNDING) == [made["id"], EXAMPLE_ROUNDING]
     assert fresh_api.delete(f"{ROUNDING}/{made['id']}").status_code == 204
-    _problem(fresh_api.delete(f"{ROUNDING}/{made['id']}"), 404, "rounding-rule-not-found")
+    problem_of(fresh_api.delete(f"{ROUNDING}/{made['id']}"), 404, "rounding-rule-not-found")
 
 
 # Work rules ----------------------------------------------------------------------------------
@@ -197,17 +190,17 @@ def test_create_work_rule_refusals(fresh_api):
               "/periodAnchor"),
              ({"periodAnchor": "0001-01-01"}, "/periodAnchor")]
     for fields, path in cases:
-        body = _problem(fresh_api.post(RULES, json={**base, **fields}), 400, "validation")
+        body = problem_of(fresh_api.post(RULES, json={**base, **fields}), 400, "validation")
         assert body["path"] == path, (fields, body)
-    _problem(fresh_api.post(RULES, json={**base, "overtimeRuleIds": [str(uuid.uuid4())]}), 404,
+    problem_of(fresh_api.post(RULES, json={**base, "overtimeRuleIds": [str(uuid.uuid4())]}), 404,
              "overtime-rule-not-found")
-    _problem(fresh_api.post(RULES, json={**base, "roundingRuleId": str(uuid.uuid4())}), 404,
+    problem_of(fresh_api.post(RULES, json={**base, "roundingRuleId": str(uuid.uuid4())}), 404,
              "rounding-rule-not-found")
-    _problem(fresh_api.post(RULES, json={**base, "countingPayCodeIds": [str(uuid.uuid4())]}),
+    problem_of(fresh_api.post(RULES, json={**base, "countingPayCodeIds": [str(uuid.uuid4())]}),
              404, "pay-code-not-found")
-    _problem(fresh_api.post(RULES, user=PROVIDER, json=base), 403, "unauthorized")
-    _problem(fresh_api.get(f"{RULES}/{uuid.uuid4()}"), 404, "work-rule-not-found")
-    _problem(fresh_api.get(f"{RULES}/{uuid.uuid4()}", query_string={"asOf": "9999-01-01"}),
+    problem_of(fresh_api.post(RULES, user=PROVIDER, json=base), 403, "unauthorized")
+    problem_of(fresh_api.get(f"{RULES}/{uuid.uuid4()}"), 404, "work-rule-not-found")
+    problem_of(fresh_api.get(f"{RULES}/{uuid.uuid4()}", query_string={"asOf": "9999-01-01"}),
              400, "validation")
 
 
@@ -237,14 +230,14 @@ def test_patch_work_rule_adds_versions_and_replaces_a_future_one(fresh_api):
     read = fresh_api.get(f"{RULES}/{rule['id']}", query_string={"asOf": later}).get_json()
     assert read["current"]["effectiveFrom"] == later
     # Refusals.
-    _problem(fresh_api.patch(f"{RULES}/{rule['id']}", json={"name": "x"}), 400, "validation")
+    problem_of(fresh_api.patch(f"{RULES}/{rule['id']}", json={"name": "x"}), 400, "validation")
     monday = fresh_api.patch(f"{RULES}/{rule['id']}", json={"effectiveFrom": "2031-01-06"})
-    assert "Sunday" in _problem(monday, 400, "validation")["message"]
-    _problem(fresh_api.patch(f"{RULES}/{rule['id']}", json={
+    assert "Sunday" in problem_of(monday, 400, "validation")["message"]
+    problem_of(fresh_api.patch(f"{RULES}/{rule['id']}", json={
         "effectiveFrom": later, "version": 1}), 409, "version-conflict")
-    _problem(fresh_api.patch(f"{RULES}/{uuid.uuid4()}", json={"effectiveFrom": later}), 404,
+    problem_of(fresh_api.patch(f"{RULES}/{uuid.uuid4()}", json={"effectiveFrom": later}), 404,
              "work-rule-not-found")
-    _problem(fresh_api.patch(f"{RULES}/{rule['id']}", user=PROVIDER,
+    problem_of(fresh_api.patch(f"{RULES}/{rule['id']}", user=PROVIDER,
                              json={"effectiveFrom": later}), 403, "unauthorized")
 
 
@@ -252,7 +245,7 @@ def test_patch_work_rule_keeps_a_version_in_effect(fresh_api):
     rule = _rule(fresh_api, effectiveFrom="2026-01-04")
     again = fresh_api.patch(f"{RULES}/{rule['id']}", json={"effectiveFrom": "2026-01-04",
                                                           "minUnpaidBreakMinutes": 10})
-    assert "already in effect" in _problem(again, 400, "validation")["message"]
+    assert "already in effect" in problem_of(again, 400, "validation")["message"]
     read = fresh_api.get(f"{RULES}/{rule['id']}").get_json()
     assert read["current"]["effectiveFrom"] == "2026-01-04"
 
@@ -264,9 +257,9 @@ def test_delete_rules_in_use_is_refused_but_past_use_is_not(fresh_api):
                                                        "mode": "nearest"}))
     rule = _rule(fresh_api, [weekly["id"]], roundingRuleId=rounding["id"],
                  effectiveFrom="2026-01-04")
-    body = _problem(fresh_api.delete(f"{OT}/{weekly['id']}"), 409, "rule-in-use")
+    body = problem_of(fresh_api.delete(f"{OT}/{weekly['id']}"), 409, "rule-in-use")
     assert body["workRuleIds"] == [rule["id"]]
-    _problem(fresh_api.delete(f"{ROUNDING}/{rounding['id']}"), 409, "rule-in-use")
+    problem_of(fresh_api.delete(f"{ROUNDING}/{rounding['id']}"), 409, "rule-in-use")
     # A newer version in effect without them leaves only a past use.
     with fresh_api.db.unit_of_work(write=True) as session:
         session.add(m.WorkRuleVersion(
@@ -319,15 +312,15 @@ def test_create_from_preset_makes_its_overtime_rules(fresh_api):
 
 def test_create_from_preset_refusals(fresh_api):
     base = {"preset": "us-federal", "name": "US", "timeZone": NY}
-    missing = _problem(fresh_api.post(RULES, json=base), 404, "pay-code-not-found")
+    missing = problem_of(fresh_api.post(RULES, json=base), 404, "pay-code-not-found")
     assert "1.5" in missing["detail"]
-    _problem(fresh_api.post(RULES, json={**base, "payCodes": {"overtime": str(uuid.uuid4())}}),
+    problem_of(fresh_api.post(RULES, json={**base, "payCodes": {"overtime": str(uuid.uuid4())}}),
              404, "pay-code-not-found")
     _ot_codes(fresh_api)
-    _problem(fresh_api.post(RULES, json={**base, "preset": "us-hospital-8-80"}), 400,
+    problem_of(fresh_api.post(RULES, json={**base, "preset": "us-hospital-8-80"}), 400,
              "validation")
-    _problem(fresh_api.post(RULES, json={**base, "overtimeRuleIds": []}), 400, "validation")
-    _problem(fresh_api.post(RULES, json={**base, "preset": "nowhere"}), 400, "validation")
+    problem_of(fresh_api.post(RULES, json={**base, "overtimeRuleIds": []}), 400, "validation")
+    problem_of(fresh_api.post(RULES, json={**base, "preset": "nowhere"}), 400, "validation")
     assert _ids(fresh_api, OT) == [EXAMPLE_OT]  # nothing left behind
     ok = fresh_api.post(RULES, json={**base, "payCodes": {"overtime": str(DT_CODE)}})
     assert _created(ok)["versions"][0]["overtime"][0]["multiplier"] == "2.0"
@@ -345,10 +338,10 @@ def test_team_work_rule_is_assigned_and_read(fresh_api, world):
     assert fresh_api.get(f"/v1/teams/{world.ed}", user=PROVIDER).get_json()["workRuleId"] == \
         rule["id"]
     assert fresh_api.get(f"/v1/teams/{world.icu}").get_json()["workRuleId"] is None
-    _problem(fresh_api.put(path, user=MANAGER, json={"workRuleId": None}), 403, "unauthorized")
-    _problem(fresh_api.put(path, json={"workRuleId": str(uuid.uuid4())}), 404,
+    problem_of(fresh_api.put(path, user=MANAGER, json={"workRuleId": None}), 403, "unauthorized")
+    problem_of(fresh_api.put(path, json={"workRuleId": str(uuid.uuid4())}), 404,
              "work-rule-not-found")
-    _problem(fresh_api.put(f"/v1/teams/{uuid.uuid4()}/work-rule", json={"workRuleId": None}),
+    problem_of(fresh_api.put(f"/v1/teams/{uuid.uuid4()}/work-rule", json={"workRuleId": None}),
              404, "team-not-found")
     cleared = fresh_api.put(path, json={"workRuleId": None})
     assert cleared.get_json()["workRuleId"] is None
@@ -381,10 +374,10 @@ def test_signed_off_time_refuses_rule_changes_that_would_recompute_it(fresh_api,
                          json={"workRuleId": early["id"]}).status_code == 200
     sign_off = _sign_off_first_day(fresh_api, world)
     refused = fresh_api.patch(f"{RULES}/{early['id']}", json={"effectiveFrom": "2026-03-01"})
-    assert _problem(refused, 409, "timesheet-signed-off")["signOffId"] == sign_off
+    assert problem_of(refused, 409, "timesheet-signed-off")["signOffId"] == sign_off
     assert fresh_api.patch(f"{RULES}/{early['id']}",
                            json={"effectiveFrom": "2026-03-08"}).status_code == 200
-    _problem(fresh_api.put(f"/v1/teams/{world.ed}/work-rule", json={"workRuleId": None}), 409,
+    problem_of(fresh_api.put(f"/v1/teams/{world.ed}/work-rule", json={"workRuleId": None}), 409,
              "timesheet-signed-off")
     late = _rule(fresh_api)
     assert fresh_api.put(f"/v1/teams/{world.icu}/work-rule",
@@ -418,17 +411,17 @@ def test_shift_override_must_keep_the_team_rule_basis(fresh_api, world):
     assert made.get_json()["workRuleOverride"] == same_basis["id"]
     refused = fresh_api.post("/v1/shifts", user=MANAGER,
                              json=_shift_body(world, other_week["id"]))
-    assert "workweek start" in _problem(refused, 409, "work-rule-override-conflict")["differs"]
+    assert "workweek start" in problem_of(refused, 409, "work-rule-override-conflict")["differs"]
     refused = fresh_api.post("/v1/shifts", user=MANAGER, json=_shift_body(world, no_weekly["id"]))
-    assert _problem(refused, 409, "work-rule-override-conflict")["differs"] == [
+    assert problem_of(refused, 409, "work-rule-override-conflict")["differs"] == [
         "weekly overtime"]
-    _problem(fresh_api.post("/v1/shifts", user=MANAGER,
+    problem_of(fresh_api.post("/v1/shifts", user=MANAGER,
                             json=_shift_body(world, str(uuid.uuid4()))), 404,
              "work-rule-not-found")
     shift_id = made.get_json()["id"]
     patched = fresh_api.patch(f"/v1/shifts/{shift_id}", user=MANAGER,
                               json={"workRuleOverride": no_weekly["id"]})
-    _problem(patched, 409, "work-rule-override-conflict")
+    problem_of(patched, 409, "work-rule-override-conflict")
     cleared = fresh_api.patch(f"/v1/shifts/{shift_id}", user=MANAGER,
                               json={"workRuleOverride": None})
     assert cleared.status_code == 200
@@ -476,11 +469,11 @@ def test_rounding_named_by_interval_and_mode_reuses_the_rule_or_makes_one(fresh_
     assert changed.status_code == 200, changed.get_json()
     latest = max(changed.get_json()["versions"], key=lambda v: v["effectiveFrom"])
     assert latest["rounding"]["id"] == EXAMPLE_ROUNDING
-    bad = _problem(fresh_api.post(RULES, json={
+    bad = problem_of(fresh_api.post(RULES, json={
         "name": "x", "timeZone": NY, "effectiveFrom": SUNDAY.isoformat(),
         "rounding": {"intervalMinutes": 7, "mode": "up"}}), 400, "validation")
     assert bad["errors"][0]["path"] == "/rounding/intervalMinutes"
-    _problem(fresh_api.post(RULES, json={
+    problem_of(fresh_api.post(RULES, json={
         "name": "x", "timeZone": NY, "effectiveFrom": SUNDAY.isoformat(),
         "roundingRuleId": EXAMPLE_ROUNDING, "rounding": {"intervalMinutes": 15,
                                                          "mode": "nearest"}}), 400, "validation")
