@@ -1,8 +1,11 @@
 """The administrator's settings (blueprint `settings`): an index, labels, and read-only lists.
 
-The read-only lists (pay codes, teams with their roles, roles with their colours as the schedule
-shows them, employment types, time-off policies with their accrual in words) show what the API
-lets a client read but not change; each is a page at a time (cursor paging).
+The read-only lists (pay codes, roles with their colours as the schedule shows them, employment
+types, time-off policies with their accrual in words) show what the API lets a client read but
+not change; each is a page at a time (cursor paging). Teams are listed the same way, with their
+roles and one setting an administrator who may edit teams can change there: whether a shift
+swap its lister accepted waits for a manager's approval (`team_swaps`, a button per team that
+sends the value it sets, so sending it twice changes nothing more).
 
 Labels: a list a page at a time (cursor paging), `new`/`create`, `edit`/`update` and
 `confirm_delete`/`delete`. The confirmation says where the label is in use (the shifts that carry
@@ -30,7 +33,7 @@ from app.contract.employment_types import EmploymentTypeListQuery
 from app.contract.labels import LabelCreate, LabelListQuery, LabelRead, LabelUpdate
 from app.contract.pay_codes import PayCodeListQuery
 from app.contract.roles import RoleListQuery
-from app.contract.teams import TeamListQuery
+from app.contract.teams import TeamListQuery, TeamUpdate
 from app.contract.time_off import TimeOffPolicyListQuery
 from app.web import nav
 from app.web.auth import api, current_user
@@ -136,7 +139,8 @@ def pay_codes() -> Response:
 
 @bp.get("/admin/settings/teams")
 def teams() -> Response:
-    """The teams by name, each with its roles (read-only)."""
+    """The teams by name, each with its roles and whether its shift swaps wait for a manager
+    (with a button to change that for whoever may edit teams)."""
     client = _client()
     listing, (roles,) = _listing(
         "settings.teams", client.list_teams, TeamListQuery,
@@ -147,7 +151,38 @@ def teams() -> Response:
     for role in roles:
         by_team.setdefault(role.team, []).append(role.name)
     return render("settings/teams.html", fragment="setting_list", listing=listing,
-                  roles=by_team)
+                  roles=by_team, swap_setting=words.swap_setting,
+                  may_edit=nav.can(current_user(), "edit", "Team"),
+                  cursor=request.args.get("cursor") or "")
+
+
+SWAP_CHOICES = {"true": True, "false": False}
+"""The values the swap-approval form sends: whether an accepted swap waits for a manager."""
+
+
+@bp.post("/admin/settings/teams/<uuid:team_id>/swaps")
+def team_swaps(team_id: uuid.UUID) -> Response:
+    """Set whether the team's accepted shift swaps wait for a manager (`edit Team`), then back
+    to the page of teams the form was on, saying what changed or why nothing did."""
+    client = _client()
+    if not nav.can(current_user(), "edit", "Team"):
+        abort(403)
+    cursor = request.form.get("cursor") or None
+    back = see_other(url_for("settings.teams", cursor=cursor))
+    wanted = SWAP_CHOICES.get(request.form.get("swaps_need_approval", ""))
+    if wanted is None:
+        flash("Choose whether shift swaps wait for a manager's approval.", "error")
+        return back
+    try:
+        team = client.update_team(team_id, TeamUpdate(swaps_need_approval=wanted))
+    except ApiProblem as problem:
+        if problem.status >= 500:
+            raise
+        flash("That team no longer exists." if problem.status == 404 else problem.detail,
+              "error")
+        return back
+    flash(words.swap_setting_changed(team.name, team.swaps_need_approval), "success")
+    return back
 
 
 @bp.get("/admin/settings/roles")

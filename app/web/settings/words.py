@@ -1,5 +1,5 @@
-"""Settings in words for the read-only settings pages: pay code values, employment types and
-time-off policies' accrual. Pure functions of contract models; no Flask, no API calls.
+"""Settings in words for the settings pages: pay code values, employment types, time-off
+policies' accrual and a team's swap approval. Pure functions; no Flask, no API calls.
 """
 
 from __future__ import annotations
@@ -81,3 +81,17 @@ def accrual(settings: AccrualSettingsRead | None) -> list[str]:
                  if settings.debit_on == "approval"
                  else "Time off is taken from the balance as of its first day.")
     return lines
+
+
+def swap_setting(need_approval: bool) -> str:
+    """What happens to a team's shift swap once its lister accepts an offer."""
+    if need_approval:
+        return "Wait for a manager's approval"
+    return "Hand over when accepted, without a manager"
+
+
+def swap_setting_changed(team: str, need_approval: bool) -> str:
+    """The message after the administrator set `team`'s swap approval."""
+    if need_approval:
+        return f"{team}: accepted shift swaps now wait for a manager's approval."
+    return f"{team}: accepted shift swaps now hand the shifts over at once, without a manager."
