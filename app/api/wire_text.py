@@ -28,8 +28,7 @@ import uuid
 from collections.abc import Callable, Collection
 from typing import Any
 
-from sqlalchemy import BindParameter, ColumnElement, String, TypeDecorator, Uuid, bindparam
-from sqlalchemy.dialects import postgresql
+from sqlalchemy import BindParameter, ColumnElement, String, TypeDecorator, bindparam
 from sqlalchemy.engine import Dialect
 from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.sql.compiler import SQLCompiler
@@ -104,8 +103,16 @@ def _time_text_sqlite(element: wire_time, compiler: SQLCompiler, **kw: Any) -> s
     return f"substr({instant}, 1, 10) || 'T' || substr({instant}, 12, 8) || '+0000'"
 
 
-class _IdList(TypeDecorator[Collection[uuid.UUID]]):
-    """Ids bound as one value: JSON text of their stored hex digits on SQLite, else `uuid[]`."""
+class _IdList(TypeDecorator[Collection[uuid.UUID | str]]):
+    """Ids bound as one text value: a `uuid[]` literal on PostgreSQL (cast by `among`), JSON of
+    their stored hex digits on SQLite.
+
+    Text rather than a list of `uuid.UUID` for the driver to dump one by one: a slot search
+    binds hundreds of candidates, and psycopg's array dumper spent a few microseconds on each.
+    Each id is a `uuid.UUID` or its canonical text (the wire form, as `wire_id` reads it back):
+    ids read as text are bound as they came, without being parsed first. Text that is not an id
+    fails the cast, as a bad UUID would.
+    """
 
     impl = String
     cache_ok = True
@@ -113,32 +120,37 @@ class _IdList(TypeDecorator[Collection[uuid.UUID]]):
     def load_dialect_impl(self, dialect: Dialect) -> Any:
         if dialect.name == "sqlite":
             return dialect.type_descriptor(String())
-        return dialect.type_descriptor(postgresql.ARRAY(Uuid()))
+        # Untyped: a VARCHAR bind cast would make the planner see a run-time cast of unknown
+        # result instead of the literal array (a plan for any number of ids, not these).
+        return NullType()
 
-    def process_bind_param(self, value: Collection[uuid.UUID] | None, dialect: Dialect) -> Any:
+    def process_bind_param(self, value: Collection[uuid.UUID | str] | None,
+                           dialect: Dialect) -> Any:
         if value is None:
             raise ValueError("a list of ids is required")
         if dialect.name == "sqlite":
-            return json.dumps([id_.hex for id_ in value])
-        return list(value)
+            return json.dumps([id_.hex if isinstance(id_, uuid.UUID) else id_.replace("-", "")
+                               for id_ in value])
+        return "{" + ",".join(map(str, value)) + "}"
 
 
 class among(FunctionElement[bool]):
-    """`column` is one of the ids bound as the parameter `name` (a collection of `uuid.UUID`)."""
+    """`column` is one of the ids bound as the parameter `name` (a collection of `uuid.UUID`,
+    or of their canonical text)."""
 
     # Untyped: a Boolean would be compared with 1 on SQLite, which keeps it from the index.
     type = NullType()
     inherit_cache = True
 
     def __init__(self, column: ColumnElement[uuid.UUID], name: str) -> None:
-        ids: BindParameter[Collection[uuid.UUID]] = bindparam(name, type_=_IdList())
+        ids: BindParameter[Collection[uuid.UUID | str]] = bindparam(name, type_=_IdList())
         super().__init__(column, ids)
 
 
 @compiles(among)
 def _among(element: among, compiler: SQLCompiler, **kw: Any) -> str:
     column, ids = (compiler.process(clause, **kw) for clause in element.clauses)
-    return f"{column} = ANY({ids})"
+    return f"{column} = ANY(CAST({ids} AS UUID[]))"
 
 
 @compiles(among, "sqlite")

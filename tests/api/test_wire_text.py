@@ -68,6 +68,23 @@ def test_among_picks_exactly_the_rows_of_the_ids_bound(api: Api) -> None:
         assert pick([uuid.uuid4() for _ in range(40_000)] + known) == known
 
 
+def test_among_takes_ids_as_the_text_they_were_read_as(api: Api) -> None:
+    """Ids read back as wire text (`wire_id`) are bound as they are, alone or among UUIDs."""
+    statement = select(m.Shift.id).where(among(m.Shift.id, "ids")).order_by(m.Shift.id)
+    with api.db.engine.connect() as connection:
+        known = sorted(connection.execute(select(m.Shift.id)).scalars())
+        texts = sorted(connection.execute(select(wire_id(m.Shift.id)).where(
+            m.Shift.id.in_(known[:3]))).scalars())
+        assert texts == [str(id_) for id_ in known[:3]]
+
+        def pick(ids: list[uuid.UUID | str]) -> list[uuid.UUID]:
+            return list(connection.execute(statement, {"ids": ids}).scalars())
+
+        assert pick(texts) == known[:3]
+        assert pick({texts[0], known[3]}) == [known[0], known[3]]
+        assert pick([str(uuid.uuid4())]) == []
+
+
 def _as_the_model_writes_it(model: type[BaseModel], item: dict[str, Any]) -> str:
     return model.model_validate(item).model_dump_json(by_alias=True)
 

@@ -608,7 +608,7 @@ def search_slots(session: Session, *, actor: Actor, body: SlotSearch, grid: int,
                    role_limited=shape.role_limited and not shape.provider_limited)
     possible = facts.eligible if required_ids is None else required_ids
     if facts.eligible is not None:
-        parameters["candidates"] = [uuid.UUID(p) for p in facts.eligible]
+        parameters["candidates"] = facts.eligible  # bound as the text they were read as
     # A server-side cursor on PostgreSQL: rows come in batches, so that stopping early saves
     # reading (and sorting) the window's later spans. A batch of `STREAM_BATCH` rows: a search
     # reads a few hundred, in one or two round trips instead of the six to eight of batches
