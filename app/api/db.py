@@ -191,6 +191,33 @@ def _forget_pool_when_forked(engine: Engine) -> None:
     os.register_at_fork(after_in_child=_in_child)
 
 
+_READS_ONLY = "shiftdesk_reads_only"
+"""`Session.info` key of a unit of work run without a transaction (`unit_of_work`)."""
+
+
+class ReadOnlyUnitOfWork(RuntimeError):
+    """A unit of work run without a transaction tried to write (a bug in the caller)."""
+
+
+def _refuse_writes(sessions: sessionmaker[Session]) -> None:
+    """Sessions of a unit of work run without a transaction refuse to write: each statement
+    would commit on its own, so a failure half-way would leave half a change."""
+
+    @event.listens_for(sessions, "before_flush")
+    def _no_flush(session: Session, _context: Any, _instances: Any) -> None:
+        if session.info.get(_READS_ONLY) and (session.new or session.dirty or session.deleted):
+            raise ReadOnlyUnitOfWork("a unit of work without a transaction may not write")
+
+    @event.listens_for(sessions, "do_orm_execute")
+    def _no_statement(state: Any) -> None:
+        if state.session.info.get(_READS_ONLY) and (state.is_insert or state.is_update
+                                                     or state.is_delete):
+            raise ReadOnlyUnitOfWork("a unit of work without a transaction may not write")
+
+
+_NO_TRANSACTION = {"isolation_level": "AUTOCOMMIT"}
+
+
 class Database:
     """The engine and session factory of one app."""
 
@@ -198,18 +225,34 @@ class Database:
         self.url = url
         self.engine = make_engine(url)
         self.sessions = sessionmaker(self.engine, expire_on_commit=False)
+        _refuse_writes(self.sessions)
         _forget_pool_when_forked(self.engine)
 
     @contextmanager
-    def unit_of_work(self, *, write: bool = False) -> Iterator[Session]:
+    def unit_of_work(self, *, write: bool = False, transaction: bool = True,
+                     ) -> Iterator[Session]:
         """One transaction: commit once on success, roll back on any exception.
 
         `write=True` asks SQLite for its write lock at BEGIN; PostgreSQL ignores it.
+
+        `transaction=False` (reads only) runs each statement on its own on
+        PostgreSQL, without the BEGIN and COMMIT that cost a round trip each: what is read is
+        the same, since under PostgreSQL's READ COMMITTED every statement of a transaction
+        sees the data as of its own start anyway. Such a unit of work refuses to write
+        (`ReadOnlyUnitOfWork`), and cannot stream rows through a server-side cursor, which
+        lives in a transaction. SQLite keeps its transaction: there BEGIN and COMMIT cost no
+        round trip, and a read transaction gives its statements one snapshot.
         """
+        if write and not transaction:
+            raise ValueError("a unit of work that writes runs in a transaction")
         session = self.sessions()
+        if not transaction:
+            session.info[_READS_ONLY] = True
         if self.engine.dialect.name == "sqlite":
             # Execution options reach the connection before its BEGIN (see make_engine).
             session.connection(execution_options={"shiftdesk_write": write})
+        elif not transaction:
+            session.connection(execution_options=_NO_TRANSACTION)
         try:
             yield session
             session.commit()

@@ -307,7 +307,9 @@ def endpoint(
                     kwargs["body"] = _parse_body(body, raw)
 
             def work(finished: list[bool]) -> Any:
-                with state.db.unit_of_work(write=write) as session:
+                # A GET only reads, and streams no rows: no transaction (`unit_of_work`).
+                with state.db.unit_of_work(write=write,
+                                           transaction=method != "GET") as session:
                     refused = None
                     if not public:  # who asks comes first: an anonymous caller learns nothing
                         actor = authenticate(session)
