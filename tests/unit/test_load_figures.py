@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from tests.bench.scale import table
-from tests.load.__main__ import Figures, Reading, _kind, _line
+from tests.load.__main__ import Figures, Reading, _kind, _line, trend
 
 
 def test_load_line_has_the_agreed_format() -> None:
@@ -88,3 +88,11 @@ def test_soak_memory_is_told_apart_by_kind_of_process() -> None:
     assert _kind(_Process("python shiftdesk serve", {}, None, "shiftdesk")) == "shiftdesk"
     reading = Reading(30.0, 3, 4, {"ui workers": 20.0, "api workers": 10.0})
     assert reading.kinds() == "api workers 10, ui workers 20"
+
+
+def test_soak_trend_tells_a_leak_from_caches_that_filled() -> None:
+    leak = [(60.0 * minute, 1000 + 3.0 * minute) for minute in range(15, 31)]
+    assert abs(trend(leak) * 600 - 30) < 1e-9  # 3 MB a minute: 30 MB per 10 minutes
+    settled = [(60.0 * minute, 1190 + (minute % 3)) for minute in range(15, 31)]
+    assert abs(trend(settled) * 600) < 2
+    assert trend([(900.0, 1000.0), (900.0, 1010.0)]) == 0.0  # no time between: no slope
