@@ -47,6 +47,7 @@ import os
 import shutil
 import signal
 import socket
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -438,7 +439,7 @@ WARM_UP = 300
 """Seconds at most of a soak before its "after warm-up" reading (a sixth of the run if shorter).
 Every simulated person's first rounds fill the processes' caches (compiled statements, each
 user's permission rules, templates): in soaks of 50 users the memory rose for four to six
-minutes, then stayed within 1% (`docs/operations.md`)."""
+minutes, then far more slowly (`docs/operations.md`)."""
 
 
 def soak() -> None:
@@ -493,15 +494,13 @@ def soak() -> None:
 
 
 def trend(points: list[tuple[float, float]]) -> float:
-    """The least-squares slope of `(seconds, MB)` readings, in MB a second: a leak keeps a
-    slope the whole run long; caches filling up flatten out."""
-    count = len(points)
-    mean_x = sum(x for x, _ in points) / count
-    mean_y = sum(y for _, y in points) / count
-    spread = sum((x - mean_x) ** 2 for x, _ in points)
-    if spread == 0:
+    """The least-squares slope of `(seconds, MB)` readings, in MB a second (0 without two
+    instants apart): a leak keeps a slope the whole run long; caches filling up flatten out."""
+    try:
+        return statistics.linear_regression([x for x, _ in points],
+                                            [y for _, y in points]).slope
+    except statistics.StatisticsError:
         return 0.0
-    return sum((x - mean_x) * (y - mean_y) for x, y in points) / spread
 
 
 def main() -> None:
