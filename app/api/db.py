@@ -255,7 +255,8 @@ class Database:
             session.connection(execution_options=_NO_TRANSACTION)
         try:
             yield session
-            session.commit()
+            if transaction:
+                session.commit()  # without one, there is nothing to commit: close() is enough
         except BaseException:
             session.rollback()
             raise
