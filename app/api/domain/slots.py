@@ -26,9 +26,10 @@ Rules (DESIGN.md "Slot search"):
 from __future__ import annotations
 
 import heapq
+import itertools
 from bisect import bisect_left
 from collections import defaultdict
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, time, timedelta
 from functools import lru_cache
@@ -203,14 +204,18 @@ def time_off_block(start: datetime, end: datetime, *, is_full_day: bool | None,
     return sorted(blocks)
 
 
-def eligible(segment: WorkingSegment, requirements: Requirements) -> bool:
-    """Whether a segment's role, provider and skills pass every hard filter."""
+def eligible(segment: WorkingSegment, requirements: Requirements,
+             qualifies: Callable[[SkillSet], bool] | None = None) -> bool:
+    """Whether a segment's role, provider and skills pass every hard filter. `qualifies`, when
+    given, tells whether skills meet every skill requirement (say, remembering the answer)."""
     roles = requirements.allowed_roles
     if roles is not None and (segment.role_id is None or segment.role_id not in roles):
         return False
     providers = requirements.provider_ids
     if providers is not None and segment.provider_id not in providers:
         return False
+    if qualifies is not None:
+        return qualifies(segment.skills)
     return all(meets(requirement, segment.skills) for requirement in requirements.skills)
 
 
@@ -344,18 +349,54 @@ def find_slots_in_order(
     length = timedelta(minutes=type_length)
     step = timedelta(minutes=grid)
     span = (window.end - window.start).total_seconds()
-    blocked: dict[str, list[Interval[datetime]]] = defaultdict(list)
+    # Segments start, and appointments end, at the same few instants for many providers: each
+    # grid instant after one is worked out once per search.
+    firsts: dict[datetime, datetime] = {}
+    steps: dict[datetime, datetime] = {}
+
+    def first_on_grid(instant: datetime) -> datetime:
+        found = firsts.get(instant)
+        if found is None:
+            found = firsts[instant] = _next_on_grid(instant, grid, zone)
+        return found
+
+    def step_on_grid(start: datetime) -> datetime:
+        found = steps.get(start)
+        if found is None:
+            found = steps[start] = _step(start, step, grid, zone)
+        return found
+
+    # Each provider's busy time as (start, end) pairs, the empty ones left out.
+    blocked: dict[str, list[tuple[datetime, datetime]]] = defaultdict(list)
     for item in time_off:
-        if (interval := make(item.start, item.end)) is not None:
-            blocked[item.provider_id].append(interval)
+        if item.start < item.end:
+            blocked[item.provider_id].append((item.start, item.end))
     bases: dict[str, float] = {}
     starts: dict[str, list[datetime]] = defaultdict(list)
     found: list[Slot] = []
     best: list[float] = []  # min-heap of the best `limit` scores found
-    pending: list[_Pending] = []
+    # A heap of (next instant to try, tie-breaker, segment): see `catch_up`.
+    pending: list[tuple[datetime, int, _Pending]] = []
+    order = itertools.count()
 
     # Bound on the base of a provider that may still add a slot: providers by best possible base.
     none: SkillSet = frozenset()
+    # Whether a set of skills meets every requirement, and the preferred skill: worked out once
+    # per distinct set (many providers share theirs).
+    qualified: dict[SkillSet, bool] = {}
+    preferred: dict[SkillSet, bool] = {}
+
+    def meets_all(own: SkillSet) -> bool:
+        found = qualified.get(own)
+        if found is None:
+            found = qualified[own] = all(meets(r, own) for r in requirements.skills)
+        return found
+
+    def meets_preferred(own: SkillSet) -> bool:
+        found = preferred.get(own)
+        if found is None:
+            found = preferred[own] = meets(preferences.skill, own)
+        return found
 
     def skill_bonus(provider_id: str | None) -> float:
         if preferences.skill is None:
@@ -363,7 +404,7 @@ def find_slots_in_order(
         if skills is None:
             return PREFERRED_SKILL_SCORE  # unknown skills: assume the best
         own = skills.get(provider_id, none) if provider_id is not None else none
-        return PREFERRED_SKILL_SCORE if meets(preferences.skill, own) else 0.0
+        return PREFERRED_SKILL_SCORE if meets_preferred(own) else 0.0
 
     def ceiling(provider_id: str) -> float:
         base = LOAD_SCORE / (1 + loads.get(provider_id, 0)) + skill_bonus(provider_id)
@@ -373,8 +414,7 @@ def find_slots_in_order(
     def may_qualify(provider_id: str) -> bool:
         if requirements.provider_ids is not None and provider_id not in requirements.provider_ids:
             return False
-        return skills is None or all(meets(r, skills.get(provider_id, none))
-                                     for r in requirements.skills)
+        return skills is None or meets_all(skills.get(provider_id, none))
 
     # Without `possible`, any provider may turn up: those whose preferences score more are
     # bounded one by one, everyone else by `others` (None: no one else may qualify).
@@ -399,6 +439,8 @@ def find_slots_in_order(
         own.insert(index, start)
         earliness = 1 - (start - window.start).total_seconds() / span
         score = round(bases[provider_id] + EARLINESS_SCORE * earliness, 6)
+        if len(best) == limit and score < best[0]:
+            return  # `limit` slots found already score more: its start is all that counts
         found.append(Slot(start=start, end=start + length, provider_id=provider_id, score=score))
         if len(best) < limit:
             heapq.heappush(best, score)
@@ -412,16 +454,16 @@ def find_slots_in_order(
         while item.count < limit and item.next + length <= until:
             start, finish = item.next, item.next + length
             clash = None
-            for busy in blocked.get(provider_id, ()):
-                if busy.start < finish and start < busy.end and (clash is None
-                                                                 or clash < busy.end):
-                    clash = busy.end
+            for busy_start, busy_end in blocked.get(provider_id, ()):
+                if busy_start < finish and start < busy_end and (clash is None
+                                                                 or clash < busy_end):
+                    clash = busy_end
             if clash is None:
                 add(provider_id, start)
                 item.count += 1
-                item.next = _step(start, step, grid, zone)
+                item.next = step_on_grid(start)
             else:  # every instant before the clash's end overlaps it
-                item.next = _next_on_grid(clash, grid, zone)
+                item.next = first_on_grid(clash)
         return item.count < limit and item.next + length <= item.end
 
     def exhausted(provider_id: str, frontier: datetime) -> bool:
@@ -446,15 +488,24 @@ def find_slots_in_order(
     def catch_up(position: datetime) -> bool:
         """Try the pending segments' slots that end by `position`, earliest first, one grid
         step at a time, and tell whether reading can stop. A stream that jumps hours ahead
-        need not fill every segment up to it when its first slots already settle the best."""
-        nonlocal pending
+        need not fill every segment up to it when its first slots already settle the best.
+
+        `pending` is a heap of segments by the next instant each will try: a step takes those
+        due at the frontier, each of which tries that one instant, and puts back those with
+        more to try.
+        """
         while True:
-            frontier = min((item.next for item in pending), default=position)
+            frontier = pending[0][0] if pending else position
             if done(min(frontier, position)):
                 return True
             if frontier + length > position:
                 return False
-            pending = [item for item in pending if advance(item, frontier + length)]
+            due = []
+            while pending and pending[0][0] == frontier:
+                due.append(heapq.heappop(pending)[2])
+            for item in due:
+                if advance(item, frontier + length):
+                    heapq.heappush(pending, (item.next, next(order), item))
 
     position: datetime | None = None
     for event in events:
@@ -463,10 +514,10 @@ def find_slots_in_order(
             if catch_up(position):
                 break
         if isinstance(event, Busy):
-            if (interval := make(event.start, event.end)) is not None:
-                blocked[event.provider_id].append(interval)
+            if event.start < event.end:
+                blocked[event.provider_id].append((event.start, event.end))
             continue
-        if not (event.start < event.end and eligible(event, requirements)):
+        if not (event.start < event.end and eligible(event, requirements, meets_all)):
             continue
         # The part inside the window (`clip` of one interval, without building any).
         inside_start = window.start if event.start < window.start else event.start
@@ -480,7 +531,9 @@ def find_slots_in_order(
             if others is None and provider_id not in known:
                 known.add(provider_id)
                 heapq.heappush(candidates, (-ceiling(provider_id), provider_id))
-        pending.append(_Pending(event, _next_on_grid(inside_start, grid, zone), inside_end))
+        first = first_on_grid(inside_start)
+        if first + length <= inside_end:  # a slot fits: the segment waits its turn
+            heapq.heappush(pending, (first, next(order), _Pending(event, first, inside_end)))
     else:
         catch_up(window.end)
 
