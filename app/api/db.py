@@ -231,7 +231,8 @@ class Database:
     @contextmanager
     def unit_of_work(self, *, write: bool = False, transaction: bool = True,
                      ) -> Iterator[Session]:
-        """One transaction: commit once on success, roll back on any exception.
+        """One transaction: commit once on success, roll back on any exception (a unit of work
+        without a transaction, which cannot have written, just closes on success).
 
         `write=True` asks SQLite for its write lock at BEGIN; PostgreSQL ignores it.
 
