@@ -32,7 +32,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, time, timedelta
-from functools import lru_cache
+from functools import cache, lru_cache, partial
 from typing import Any, Literal
 from zoneinfo import ZoneInfo
 
@@ -351,20 +351,8 @@ def find_slots_in_order(
     span = (window.end - window.start).total_seconds()
     # Segments start, and appointments end, at the same few instants for many providers: each
     # grid instant after one is worked out once per search.
-    firsts: dict[datetime, datetime] = {}
-    steps: dict[datetime, datetime] = {}
-
-    def first_on_grid(instant: datetime) -> datetime:
-        found = firsts.get(instant)
-        if found is None:
-            found = firsts[instant] = _next_on_grid(instant, grid, zone)
-        return found
-
-    def step_on_grid(start: datetime) -> datetime:
-        found = steps.get(start)
-        if found is None:
-            found = steps[start] = _step(start, step, grid, zone)
-        return found
+    first_on_grid = cache(partial(_next_on_grid, grid=grid, zone=zone))
+    step_on_grid = cache(partial(_step, step=step, grid=grid, zone=zone))
 
     # Each provider's busy time as (start, end) pairs, the empty ones left out.
     blocked: dict[str, list[tuple[datetime, datetime]]] = defaultdict(list)
@@ -383,20 +371,8 @@ def find_slots_in_order(
     none: SkillSet = frozenset()
     # Whether a set of skills meets every requirement, and the preferred skill: worked out once
     # per distinct set (many providers share theirs).
-    qualified: dict[SkillSet, bool] = {}
-    preferred: dict[SkillSet, bool] = {}
-
-    def meets_all(own: SkillSet) -> bool:
-        found = qualified.get(own)
-        if found is None:
-            found = qualified[own] = all(meets(r, own) for r in requirements.skills)
-        return found
-
-    def meets_preferred(own: SkillSet) -> bool:
-        found = preferred.get(own)
-        if found is None:
-            found = preferred[own] = meets(preferences.skill, own)
-        return found
+    meets_all = cache(lambda own: all(meets(r, own) for r in requirements.skills))
+    meets_preferred = cache(partial(meets, preferences.skill))
 
     def skill_bonus(provider_id: str | None) -> float:
         if preferences.skill is None:
