@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import contextlib
 import csv
+import json
 import os
 import shutil
 import signal
@@ -341,6 +342,30 @@ def _workdir() -> Iterator[Path]:
             shutil.rmtree(path, ignore_errors=True)
 
 
+SERVER_TROUBLE_LINES = 20
+
+
+def server_trouble(workdir: Path) -> list[str]:
+    """The servers' warning and error lines in `workdir`'s logs (the first
+    `SERVER_TROUBLE_LINES`, then how many more): why a request failed, printed before the
+    folder is deleted. The app logs JSON, a `level` each line; anything else a process wrote
+    (a traceback, gunicorn's own lines) is kept when it says WARNING, ERROR or CRITICAL."""
+    found: list[str] = []
+    for log in sorted(workdir.rglob("server-*.log")):
+        for line in log.read_text(errors="replace").splitlines():
+            try:
+                level = str(json.loads(line).get("level", ""))
+            except (ValueError, AttributeError):
+                level = next((word for word in ("CRITICAL", "ERROR", "WARNING") if word in line),
+                             "")
+            if level in ("WARNING", "ERROR", "CRITICAL"):
+                found.append(f"{log.name}: {line}")
+    if len(found) > SERVER_TROUBLE_LINES:
+        extra = len(found) - SERVER_TROUBLE_LINES
+        found = [*found[:SERVER_TROUBLE_LINES], f"... and {extra} more"]
+    return found
+
+
 def load() -> None:
     """Every mode at every user count; the lines, modes side by side."""
     modes = (os.environ.get("LOAD_MODES") or "embedded scaled").split()
@@ -362,12 +387,15 @@ def load() -> None:
                     figures = run_locust(target, accounts, users, seconds, folder)
                     results[mode, users] = figures
                     _log(_line(mode, users, figures) + f" ({figures.requests} requests)")
+        troubles = server_trouble(workdir) if any(f.errors for f in results.values()) else []
     for users in counts:
         for mode in modes:
             print(_line(mode, users, results[mode, users]), flush=True)
     for (mode, users), figures in results.items():
         for failure in figures.failures:
             print(f"load: {mode} {users} users failed: {failure}", flush=True)
+    for line in troubles:
+        print(f"load: server said: {line}", flush=True)
 
 
 def _app_processes(root: subprocess.Popen[bytes]) -> list[object]:
@@ -475,6 +503,7 @@ def soak() -> None:
         figures = run_locust(target, accounts, users, seconds, workdir)
         stop.set()
         sampler.join()
+        troubles = server_trouble(workdir) if figures.errors else []
     for when, reading in readings.items():
         print(f"soak: {when}: memory {reading.memory:.0f} MB in {reading.processes} app "
               f"processes ({reading.kinds()}), PostgreSQL connections {reading.connections}",
@@ -489,6 +518,8 @@ def soak() -> None:
               f"({slope / half[0][1] * 100:+.1f}%), from {len(half)} readings", flush=True)
     for failure in figures.failures:
         print(f"soak: failed: {failure}", flush=True)
+    for line in troubles:
+        print(f"soak: server said: {line}", flush=True)
     if figures.errors:
         sys.exit(1)
 

@@ -3,10 +3,20 @@ issue fixes, and the bench table's verdicts on the targets (no server, no databa
 
 from __future__ import annotations
 
+import json
 import re
+from pathlib import Path
 
 from tests.bench.scale import table
-from tests.load.__main__ import Figures, Reading, _kind, _line, trend
+from tests.load.__main__ import (
+    SERVER_TROUBLE_LINES,
+    Figures,
+    Reading,
+    _kind,
+    _line,
+    server_trouble,
+    trend,
+)
 
 
 def test_load_line_has_the_agreed_format() -> None:
@@ -96,3 +106,32 @@ def test_soak_trend_tells_a_leak_from_caches_that_filled() -> None:
     settled = [(60.0 * minute, 1190 + (minute % 3)) for minute in range(15, 31)]
     assert abs(trend(settled) * 600) < 2
     assert trend([(900.0, 1000.0), (900.0, 1010.0)]) == 0.0  # no time between: no slope
+
+
+def test_a_failed_run_prints_what_the_servers_warned_of(tmp_path: Path) -> None:
+    unavailable = {"level": "WARNING", "logger": "shiftdesk.web",
+                   "message": "API unavailable on POST /clock/punches: timed out"}
+    lines = [
+        "10:00:01 ui1.1 | " + json.dumps({"level": "INFO", "message": "GET / 200"}),
+        "10:00:02 ui1.1 | " + json.dumps(unavailable),
+        "10:00:03 api1.1 | [2026-11-27 10:00:03 +0000] [42] [CRITICAL] WORKER TIMEOUT (pid:43)",
+        json.dumps({"level": "ERROR", "message": "boom"}),
+        "an ordinary line",
+    ]
+    (tmp_path / "scaled").mkdir()
+    (tmp_path / "scaled" / "server-scaled.log").write_text("\n".join(lines))
+    (tmp_path / "locust.log").write_text("WARNING: not a server's line\n")
+
+    said = server_trouble(tmp_path)
+
+    assert said == [f"server-scaled.log: {line}" for line in lines[1:4]]
+
+
+def test_a_flood_of_warnings_is_cut_short(tmp_path: Path) -> None:
+    line = json.dumps({"level": "WARNING", "message": "slow"})
+    (tmp_path / "server-embedded.log").write_text("\n".join([line] * (SERVER_TROUBLE_LINES + 5)))
+
+    said = server_trouble(tmp_path)
+
+    assert len(said) == SERVER_TROUBLE_LINES + 1
+    assert said[-1] == "... and 5 more"
