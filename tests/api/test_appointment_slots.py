@@ -104,6 +104,35 @@ def test_search_slots_skips_callout_and_on_call_shifts(api):
     assert results(search(api, FOLLOW_UP, start=start, end=start + timedelta(days=2))) == []
 
 
+def test_search_slots_follows_a_shift_given_to_someone_else(fresh_api, world):
+    day = START + timedelta(days=30)
+    with fresh_api.db.unit_of_work(write=True) as s:
+        shift = make_shift(s, provider=s.get(m.Provider, world.provider),
+                           team=s.get(m.Team, world.ed), role=s.get(m.Role, world.ed_nurse_role),
+                           start=day, break_at=None)
+        s.flush()
+        path = f"/v1/shifts/{shift.id}"
+
+    def who_is_offered() -> set[str]:
+        slots = results(search(fresh_api, FOLLOW_UP, start=day, end=day + timedelta(hours=4),
+                               limit=200))
+        return {slot["providerId"] for slot in slots}
+
+    def change(**body: Any) -> None:
+        response = fresh_api.patch(path, user="manager@example.com", json=body)
+        assert response.status_code == 200, response.get_json()
+
+    assert who_is_offered() == {NURSE}
+    change(provider=DOCTOR)
+    assert who_is_offered() == {DOCTOR}
+    change(provider=None)  # an open shift offers no one
+    assert who_is_offered() == set()
+    change(provider=NURSE, isCallout=True)  # nor does a shift its provider called out of
+    assert who_is_offered() == set()
+    change(isCallout=False)
+    assert who_is_offered() == {NURSE}
+
+
 def test_search_slots_blocks_approved_time_off(fresh_api, world):
     day = START + timedelta(days=30)
     with fresh_api.db.unit_of_work(write=True) as s:

@@ -18,7 +18,7 @@ import pytest
 from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
-from sqlalchemy import CheckConstraint, Engine, create_engine, inspect, select
+from sqlalchemy import CheckConstraint, Engine, create_engine, inspect, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, configure_mappers
 
@@ -31,6 +31,7 @@ from app.api.models import (
     PayCode,
     Provider,
     ProviderSkill,
+    Role,
     Shift,
     ShiftPayCode,
     ShiftSegment,
@@ -42,6 +43,7 @@ from app.api.models import (
     provider_roles,
 )
 from app.api.models.appointments import NO_OVERLAP_CONSTRAINT
+from app.api.models.shifts import SEGMENT_CALLOUT, SEGMENT_PROVIDER
 from tests.factories import make_provider, make_role, make_shift, make_team
 
 PG_SERVER = "postgresql+psycopg://postgres@127.0.0.1:5432"
@@ -354,3 +356,66 @@ def test_provider_roles_are_backfilled_on_sqlite(sqlite_url: str) -> None:
 @pytest.mark.postgres
 def test_provider_roles_are_backfilled_on_postgres(postgres_url: str) -> None:
     check_provider_roles_are_backfilled(postgres_url)
+
+
+def check_segments_copy_their_shift(url: str) -> None:
+    """Migration 0018 copies each shift's provider and callout flag onto its segments, and the
+    database keeps the copies true through every later change, whoever writes it."""
+    upgrade(url, "0017")
+    database = Database(url)
+    try:
+        with database.unit_of_work(write=True) as session:
+            team = make_team(session)
+            nurse = make_role(session, team)
+            pat = make_provider(session, "pat@example.org", team)
+            dana = make_provider(session, "dana@example.org", team)
+            earlier = make_shift(session, provider=pat, team=team, role=nurse, start=T0)
+            session.flush()
+            team_id, nurse_id, pat_id, dana_id = team.id, nurse.id, pat.id, dana.id
+            earlier_id = earlier.id
+        database.dispose()
+        upgrade(url)
+        database = Database(url)
+
+        def copies(session: Session, shift_id: uuid.UUID) -> set[tuple[object, object]]:
+            rows = session.execute(select(SEGMENT_PROVIDER, SEGMENT_CALLOUT)
+                                   .where(ShiftSegment.shift_id == shift_id))
+            return set(rows.tuples())
+
+        with database.unit_of_work(write=True) as session:
+            assert copies(session, earlier_id) == {(pat_id, False)}  # the existing, filled in
+            shift = make_shift(session, provider=session.get(Provider, dana_id),
+                               team=session.get(Team, team_id),
+                               role=session.get(Role, nurse_id), start=T0 + timedelta(days=1))
+            session.flush()
+            assert copies(session, shift.id) == {(dana_id, False)}  # a new shift's segments
+
+            shift.provider_id = None  # left open
+            session.flush()
+            assert copies(session, shift.id) == {(None, False)}
+
+            shift.provider_id, shift.is_callout = pat_id, True  # given out, then called out
+            session.flush()
+            assert copies(session, shift.id) == {(pat_id, True)}
+
+            moved = shift.segments[0].id  # a segment moved to another shift
+            session.execute(update(ShiftSegment).where(ShiftSegment.id == moved)
+                            .values(shift_id=earlier_id))
+            assert (pat_id, False) in copies(session, earlier_id)
+
+            # A write of the copies themselves does not stick.
+            session.execute(update(ShiftSegment.__table__).values(provider_id=dana_id,
+                                                                  is_callout=False))
+            assert copies(session, shift.id) == {(pat_id, True)}
+            assert copies(session, earlier_id) == {(pat_id, False)}
+    finally:
+        database.dispose()
+
+
+def test_segments_copy_their_shift_on_sqlite(sqlite_url: str) -> None:
+    check_segments_copy_their_shift(sqlite_url)
+
+
+@pytest.mark.postgres
+def test_segments_copy_their_shift_on_postgres(postgres_url: str) -> None:
+    check_segments_copy_their_shift(postgres_url)

@@ -12,7 +12,7 @@ import uuid
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import Column, ForeignKey, Index, Table
+from sqlalchemy import Boolean, Column, ForeignKey, Index, Table, Uuid, false
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from app.api.db import Base, JsonType, UtcDateTime, new_id
@@ -92,12 +92,6 @@ class ShiftSegment(Base):
         # alone.
         Index("ix_shift_segments_shift_coverage", "shift_id", "start_date", "end_date", "type",
               "is_break", "is_on_call", "role_id"),
-        # Slot search finds the providers with a segment of some roles from this index alone.
-        Index("ix_shift_segments_slot_roles", "role_id", "start_date", "type", "is_break",
-              "is_on_call", "shift_id", postgresql_include=["end_date"]),
-        # Slot search reads candidate segments by start and filters them from this index alone.
-        Index("ix_shift_segments_slot_search", "start_date", "end_date", "type", "is_break",
-              "is_on_call", "role_id", "shift_id"),
     )
 
     id: Mapped[uuid.UUID] = mapped_column(primary_key=True, default=new_id)
@@ -119,6 +113,29 @@ class ShiftSegment(Base):
     labels: Mapped[list[Label]] = relationship(
         secondary=segment_labels, order_by="Label.name", lazy="selectin"
     )
+
+
+# Each segment's copies of its shift's provider and callout flag, for slot search's indexes. The
+# database keeps them (the triggers of migration 0018, on every insert or move of a segment and
+# every change of its shift's provider or flag): columns of the table that the mapper does not
+# map (they are added after it), so the ORM neither reads nor writes them. A migration that
+# rebuilds `shifts` or `shift_segments` on SQLite (a batch "move and copy") drops the triggers
+# with the old table and must create them again.
+SEGMENT_PROVIDER = Column("provider_id", Uuid, nullable=True)
+"""A segment's copy of its shift's provider (null for an open shift)."""
+SEGMENT_CALLOUT = Column("is_callout", Boolean, nullable=False, server_default=false())
+"""A segment's copy of its shift's callout flag."""
+_segments = ShiftSegment.__table__
+_segments.append_column(SEGMENT_PROVIDER)
+_segments.append_column(SEGMENT_CALLOUT)
+# Slot search finds the providers with a segment of some roles from this index alone.
+Index("ix_shift_segments_slot_roles", _segments.c.role_id, _segments.c.start_date,
+      _segments.c.type, _segments.c.is_break, _segments.c.is_on_call, SEGMENT_CALLOUT,
+      SEGMENT_PROVIDER, postgresql_include=["end_date"])
+# Slot search reads candidate segments by start and filters them from this index alone.
+Index("ix_shift_segments_slot_search", _segments.c.start_date, _segments.c.end_date,
+      _segments.c.type, _segments.c.is_break, _segments.c.is_on_call, SEGMENT_CALLOUT,
+      _segments.c.role_id, SEGMENT_PROVIDER)
 
 
 class ShiftPayCode(Base):
