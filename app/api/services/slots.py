@@ -345,7 +345,7 @@ def _facts_statement(shape: _Shape) -> Any:
         ]
 
     live = Appointment.status.not_in(FREEING_STATUSES)
-    # The per-provider time off, skills and regions of the candidates only.
+    # The loads, time off, skills and regions of the candidates only.
     candidates = _candidates(shape)
     if candidates is None:
         loads = (select(Appointment.provider_id, func.count().label("count"))
@@ -384,6 +384,7 @@ def _facts_statement(shape: _Shape) -> Any:
         appointments_before = appointments_before.where(
             among(Appointment.provider_id, "providers"))
         time_off = time_off.where(among(TimeOffRequest.provider_id, "providers"))
+
     def limited(part: Any, provider_id: Any) -> Any:
         return (part if candidates is None
                 else part.where(provider_id.in_(select(candidates.c.provider_id))))
