@@ -28,12 +28,14 @@ import sys
 import tempfile
 import threading
 import time
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import httpx
 from sqlalchemy import select, update
+from sqlalchemy.engine import make_url
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -277,8 +279,8 @@ def bench_payroll(env: dict[str, str], team_size: int, runs: int) -> None:
           f"{samples[0]:.2f} s; {size / 1e6:.1f} MB, {name})")
 
 
-def _load(url: str, headers: dict[str, str], seconds: float, threads: int) -> float:
-    """Requests per second one URL sustains from `threads` keep-alive clients, bounded in time."""
+def _load(url: str, headers: dict[str, str], seconds: float, threads: int) -> int:
+    """How many requests one URL answers to `threads` keep-alive clients in `seconds`."""
     done = 0
     lock = threading.Lock()
     stop = time.monotonic() + seconds
@@ -295,31 +297,87 @@ def _load(url: str, headers: dict[str, str], seconds: float, threads: int) -> fl
             done += count
 
     pool = [threading.Thread(target=worker) for _ in range(threads)]
-    began = time.monotonic()
     for thread in pool:
         thread.start()
     for thread in pool:
         thread.join()
-    return done / (time.monotonic() - began)
+    return done
+
+
+def _processor_seconds(pids: list[int]) -> float:
+    """The processor time (user and system) these processes have used so far, read from
+    /proc (Linux; every thread included); a process gone meanwhile counts nothing."""
+    ticks = 0
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        ticks += int(fields[11]) + int(fields[12])  # utime, stime
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
+def _family(pid: int) -> list[int]:
+    """A gunicorn master and its workers."""
+    try:
+        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    except OSError:
+        children = []
+    return [pid, *map(int, children)]
+
+
+def _database_backends(env: dict[str, str]) -> list[int]:
+    """The PostgreSQL server processes serving the bench database's other connections (the
+    app's), when that server runs on this machine; none for SQLite or a remote server."""
+    url = make_url(env["SHIFTDESK_DATABASE_URL"])
+    if url.get_backend_name() != "postgresql" or url.host not in {"127.0.0.1", "localhost"}:
+        return []
+    import psycopg
+
+    with psycopg.connect(url.set(drivername="postgresql").render_as_string(False)) as db:
+        rows = db.execute("SELECT pid FROM pg_stat_activity WHERE datname = current_database()"
+                          " AND pid <> pg_backend_pid()").fetchall()
+    return [pid for (pid,) in rows]
+
+
+@dataclass
+class Throughput:
+    """One endpoint under load: requests per second, and the processor time one request cost,
+    in milliseconds, in the gunicorn processes, in PostgreSQL (None when its server is not on
+    this machine) and in the load generator (httpx on 4 threads)."""
+
+    rate: float
+    server_ms: float
+    database_ms: float | None
+    client_ms: float
+
+    def costs(self) -> str:
+        database = "" if self.database_ms is None else f" + PostgreSQL {self.database_ms:.2f}"
+        return (f"gunicorn {self.server_ms:.2f}{database} + client {self.client_ms:.2f} ms "
+                "of processor time a request")
 
 
 def bench_throughput(env: dict[str, str], seconds: float) -> None:
     """GET /v1/shifts and /v1/appointments against a bare JSON endpoint on one gunicorn."""
     paths = ["/v1/shifts?pageSize=20", "/v1/appointments?pageSize=20"]
-    rates, rounds = throughput_rates(env, seconds, paths)
-    bare = rates["/bench/bare"]
-    print(f"bare Flask JSON endpoint: {bare:.0f} req/s ({rounds} slices of "
-          f"{seconds / rounds:.1f} s, taking turns with the endpoints below)")
+    found, rounds = throughput_rates(env, seconds, paths)
+    bare = found["/bench/bare"]
+    print(f"bare Flask JSON endpoint: {bare.rate:.0f} req/s ({rounds} slices of "
+          f"{seconds / rounds:.1f} s, taking turns with the endpoints below); {bare.costs()}")
     for path in paths:
-        print(f"GET {path}: {rates[path]:.0f} req/s, ratio {rates[path] / bare:.2f} to bare "
-              "Flask (target ≥ 0.5)")
+        print(f"GET {path}: {found[path].rate:.0f} req/s, ratio {found[path].rate / bare.rate:.2f} "
+              f"to bare Flask (target ≥ 0.5); {found[path].costs()}")
 
 
 def throughput_rates(env: dict[str, str], seconds: float, paths: list[str],
-                     ) -> tuple[dict[str, float], int]:
-    """Requests per second of each of `paths` (as the admin) and of the bare endpoint
-    (`/bench/bare`) on one gunicorn with the deployed settings (`app.gunicorn_conf`, 2 worker
-    processes), and the number of slices they took turns in.
+                     ) -> tuple[dict[str, Throughput], int]:
+    """Each of `paths` (as the admin) and the bare endpoint (`/bench/bare`) under load on one
+    gunicorn with the deployed settings (`app.gunicorn_conf`, 2 worker processes), and the
+    number of slices they took turns in.
+
+    On a machine whose cores the server, the database and the load generator share, the rates'
+    ratio is that of the processor time a request costs in all three together, which
+    `Throughput` splits.
     """
     port = _free_port()
     server = subprocess.Popen(
@@ -342,12 +400,28 @@ def throughput_rates(env: dict[str, str], seconds: float, paths: list[str],
         # The endpoints take turns in short slices, so that a change in the machine's load (it
         # may be shared) weighs on each of them alike instead of skewing the ratios.
         targets = [("/bench/bare", {}), *((path, headers) for path in paths)]
+        for path, sent in targets:  # connections opened, statements prepared
+            _load(base + path, sent, min(1.0, seconds / 4), 4)
         rounds = max(1, round(seconds / 2))
-        rates: dict[str, list[float]] = {path: [] for path, _ in targets}
+        totals = {path: [0, 0.0, 0.0, 0.0, 0.0] for path, _ in targets}
         for _ in range(rounds):
             for path, sent in targets:
-                rates[path].append(_load(base + path, sent, seconds / rounds, 4))
-        return {path: sum(found) / rounds for path, found in rates.items()}, rounds
+                servers, backends = _family(server.pid), _database_backends(env)
+                began = (time.monotonic(), _processor_seconds(servers),
+                         _processor_seconds(backends), time.process_time())
+                done = _load(base + path, sent, seconds / rounds, 4)
+                ended = (time.monotonic(), _processor_seconds(servers),
+                         _processor_seconds(backends), time.process_time())
+                total = totals[path]
+                total[0] += done
+                for index in range(4):
+                    total[index + 1] += ended[index] - began[index]
+        database = bool(_database_backends(env))
+        return {path: Throughput(rate=done / elapsed, server_ms=1000 * server_s / done,
+                                 database_ms=1000 * database_s / done if database else None,
+                                 client_ms=1000 * client_s / done)
+                for path, (done, elapsed, server_s, database_s, client_s) in totals.items()
+                }, rounds
     finally:
         server.terminate()
         server.wait(timeout=20)

@@ -7,7 +7,10 @@ builder's multi-row inserts), and prints one table:
 - a 60-person team's two-week timesheet, every page, the median of `--timesheet-runs` runs
   (in-process; the team made of exactly 60 providers, `_bench_team`);
 - `GET /v1/shifts?pageSize=20` throughput as a ratio to a bare Flask endpoint on the same
-  gunicorn as deployed, 2 worker processes (`throughput_rates`, taking turns in slices);
+  gunicorn as deployed, 2 worker processes (`throughput_rates`, taking turns in slices),
+  and what one request of each cost in processor time, in gunicorn, in PostgreSQL and in the
+  load generator (on a machine whose cores they share, the ratio of the rates is that of
+  those sums);
 - the coverage of a 60-provider team's fortnight (14 days at 60 minutes; the organisation's
   first team made that size, `tests.bench.coverage._team_of`), p50 of `--coverage-runs`.
 
@@ -66,8 +69,9 @@ def _admin_sql(statement: str) -> None:
 def measure(env: dict[str, str], args: argparse.Namespace) -> dict[str, Any]:
     """Every figure of one organisation (the one `env` names)."""
     figures: dict[str, Any] = {}
-    rates, _rounds = throughput_rates(env, args.seconds, [LIST])
-    figures["list_rate"], figures["bare_rate"] = rates[LIST], rates["/bench/bare"]
+    found, _rounds = throughput_rates(env, args.seconds, [LIST])
+    figures["list_rate"], figures["bare_rate"] = found[LIST].rate, found["/bench/bare"].rate
+    figures["list_costs"], figures["bare_costs"] = found[LIST].costs(), found["/bench/bare"].costs()
     figures["slot_p50"], figures["slot_p95"], statuses, figures["slot_cpu"] = (
         slot_search_figures(env, args.slot_runs))
     figures["slot_statuses"] = sorted(statuses)
@@ -129,6 +133,8 @@ def table(results: dict[int, dict[str, Any]]) -> list[str]:
             f"{f['list_rate'] / f['bare_rate']:>5.2f} | {f['coverage_p50']:>8.1f} ms | "
             f"{f['slot_cpu']:.1f} ms, {f['timesheet_cpu_ms'] / 1000:.3f} s, "
             f"{f['coverage_cpu']:.1f} ms")
+    for size, f in sorted(results.items()):
+        lines.append(f"{size:>9}: the bare endpoint {f['bare_costs']}; the list {f['list_costs']}")
     at = results.get(2000)
     if at is not None:
         met = [at["slot_p50"] <= 20, at["timesheet_ms"] <= 300,

@@ -7,6 +7,7 @@ import json
 import re
 from pathlib import Path
 
+from tests.bench.__main__ import Throughput, _processor_seconds
 from tests.bench.scale import table
 from tests.load.__main__ import (
     SERVER_TROUBLE_LINES,
@@ -32,13 +33,18 @@ def _size(slot: float, timesheet_ms: float, ratio: float, coverage: float) -> di
     return {"init_s": 10, "slot_p50": slot, "slot_p95": slot * 2, "slot_cpu": slot / 2,
             "timesheet_ms": timesheet_ms, "timesheet_cpu_ms": timesheet_ms / 2,
             "list_rate": 100 * ratio, "bare_rate": 100, "coverage_p50": coverage,
-            "coverage_cpu": coverage / 2}
+            "coverage_cpu": coverage / 2,
+            "bare_costs": Throughput(100, 1.5, 0.0, 1.25).costs(),
+            "list_costs": Throughput(100 * ratio, 3.0, 1.0, 1.5).costs()}
 
 
 def test_bench_table_says_which_targets_hold() -> None:
     lines = table({500: _size(10, 200, .7, 20), 2000: _size(15, 250, .65, 20),
                    8000: _size(30, 260, .6, 21)})
-    assert len(lines) == 2 + 3 + 3
+    assert len(lines) == 2 + 3 + 3 + 3
+    assert lines[5] == ("      500: the bare endpoint gunicorn 1.50 + PostgreSQL 0.00 + client "
+                        "1.25 ms of processor time a request; the list gunicorn 3.00 + PostgreSQL "
+                        "1.00 + client 1.50 ms of processor time a request")
     assert lines[-3].startswith("targets at 2000")
     assert ": met" in lines[-3]
     assert lines[-2].startswith("per-team growth")
@@ -55,6 +61,22 @@ def test_bench_table_misses_a_per_team_figure_that_grows() -> None:
 def test_bench_table_names_each_missed_target() -> None:
     lines = table({2000: _size(25, 400, .5, 20)})
     assert "MISSED (slot missed, timesheet missed, ratio missed)" in lines[-1]
+
+
+def test_throughput_leaves_the_database_out_when_it_is_not_on_this_machine() -> None:
+    assert Throughput(500, 1.234, None, 1.0).costs() == (
+        "gunicorn 1.23 + client 1.00 ms of processor time a request")
+
+
+def test_processor_seconds_add_up_the_processes_and_skip_the_gone() -> None:
+    import os
+    import time
+
+    sum(range(2_000_000))  # some processor time of our own
+    own = _processor_seconds([os.getpid()])
+    assert own > 0
+    assert abs(own - time.process_time()) < 0.05  # /proc counts in clock ticks
+    assert _processor_seconds([os.getpid(), 2**22 + 1]) >= own  # no such process: nothing
 
 
 _PROCESSES: list[_Process] = []
