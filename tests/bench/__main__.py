@@ -403,7 +403,8 @@ def throughput_rates(env: dict[str, str], seconds: float, paths: list[str],
         for path, sent in targets:  # connections opened, statements prepared
             _load(base + path, sent, min(1.0, seconds / 4), 4)
         rounds = max(1, round(seconds / 2))
-        totals = {path: [0, 0.0, 0.0, 0.0, 0.0] for path, _ in targets}
+        # Per endpoint: requests, seconds, and processor seconds of gunicorn, PostgreSQL and us.
+        totals = {path: [0.0] * 5 for path, _ in targets}
         for _ in range(rounds):
             for path, sent in targets:
                 servers, backends = _family(server.pid), _database_backends(env)
@@ -412,10 +413,9 @@ def throughput_rates(env: dict[str, str], seconds: float, paths: list[str],
                 done = _load(base + path, sent, seconds / rounds, 4)
                 ended = (time.monotonic(), _processor_seconds(servers),
                          _processor_seconds(backends), time.process_time())
-                total = totals[path]
-                total[0] += done
-                for index in range(4):
-                    total[index + 1] += ended[index] - began[index]
+                sample = (done, *(end - start for end, start in zip(ended, began, strict=True)))
+                totals[path] = [total + part for total, part in zip(totals[path], sample,
+                                                                    strict=True)]
         database = bool(_database_backends(env))
         return {path: Throughput(rate=done / elapsed, server_ms=1000 * server_s / done,
                                  database_ms=1000 * database_s / done if database else None,
