@@ -26,7 +26,8 @@ from pydantic_core import CoreSchema, core_schema
 
 DAY_FORMAT = "%Y-%m-%dT00:00:00.000Z"
 
-# YYYY-MM-DDThh:mm:ss, optional fraction, then Z, +hhmm or +hh:mm (DESIGN.md "Wire conventions").
+# YYYY-MM-DDThh:mm:ss, optional fraction, then Z, +hhmm or +hh:mm (docs/architecture.md,
+# "Wire conventions").
 _TIMESTAMP_IN = re.compile(
     r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?(Z|[+-]\d{2}:?\d{2})$"
 )
@@ -167,7 +168,8 @@ class ListQuery(ApiModel):
 
 
 EXTENSION: dict[str, Any] = {"x-shiftdesk-extension": True}
-"""`json_schema_extra` of a model or field the spec lacks (DESIGN.md decided it); never mutate."""
+"""`json_schema_extra` of a model or field the spec lacks (docs/architecture.md decides it);
+never mutate."""
 
 
 def is_absent(value: Any) -> bool:

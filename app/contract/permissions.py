@@ -28,7 +28,7 @@ EXTENSION_SUBJECTS: tuple[str, ...] = (
 PermissionSubject = Literal[
     "AutoSchedulerJob", "BalanceReset", "DemandForecast", "Provider", "Report", "Shift", "Team",
     "Timecard", "TimeOffRequest", "TimeOffPolicy", "Timesheet",
-    # Extensions (DESIGN.md "Authorization"):
+    # Extensions (docs/architecture.md, "Authorization"):
     "Appointment", "AppointmentType", "AuditEvent", "Availability", "Label", "Permission", "User",
     "WorkRule",
 ]

@@ -3,7 +3,7 @@ time and overtime by daily, weekly, 14-day period and seventh-day rules.
 
 Input is plain data: the versions of a provider's `WorkRule` and the provider's time as
 `WorkPiece`s (UTC instants); output is the same time cut into `ClassifiedPiece`s, each paid as
-regular time or under one overtime rule's pay code. The rules (issue 23, DESIGN.md "Pay rules"):
+regular time or under one overtime rule's pay code. The rules (issue 23, docs/pay-rules.md):
 
 - **Rounding** (29 CFR 785.48) applies to clock-in and clock-out punches only, never to breaks.
   Seconds are dropped first, then the instant is rounded on the minute grid of its local wall

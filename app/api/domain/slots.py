@@ -6,7 +6,7 @@ also holds the rules slot search shares: whether skills meet a `SkillRequirement
 (`meets`), which instants lie on the local grid (`on_grid`, `grid_starts`) and what time an
 approved time off request blocks (`time_off_block`). No Flask, no SQL, no clock.
 
-Rules (DESIGN.md "Slot search"):
+Rules (docs/architecture.md, "Slot search"):
 - A slot lies inside ONE working segment of a provider (never across two), has exactly the
   type's length in elapsed (UTC) minutes, starts on the grid and lies inside the window.
 - The segment's role must be allowed (`allowed_roles` None: any role; a segment without a role

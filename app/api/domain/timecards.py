@@ -1,8 +1,8 @@
 """Timecard rules: the punch state machine and the pay period a timecard covers.
 
-Next actions follow the last non-rejected punch in time order (DESIGN.md "Timecards"): none or
-`clock_out` → `clock_in`; `clock_in` or `break_end` → `clock_out`, `break_start`; `break_start` →
-`break_end`. A new punch is checked against the punches at or before its own time
+Next actions follow the last non-rejected punch in time order (docs/architecture.md, "Timecards"):
+none or `clock_out` → `clock_in`; `clock_in` or `break_end` → `clock_out`, `break_start`;
+`break_start` → `break_end`. A new punch is checked against the punches at or before its own time
 (`allowed_at`), so a forgotten punch can be filled in later; it may be dated at most `MAX_AHEAD`
 after now. A provider has one timecard per pay period of their pay-period template
 (`{type: weekly|biweekly, startDate}`); periods start at local midnight of the template's anchor

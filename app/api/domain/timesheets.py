@@ -2,7 +2,7 @@
 
 Input is plain data (shifts with segments, punches, timecard periods, settings); output is the
 punches in the window, warnings, errors, scheduled-versus-actual minutes per pay code and role,
-and the pay segments actually worked. Rules (DESIGN.md "Timesheets"):
+and the pay segments actually worked. Rules (docs/architecture.md, "Timesheets"):
 
 - Rejected punches are ignored; pending and approved ones count. Punches pair into sessions by
   the timecard state machine: clock_in … [break_start … break_end]* … clock_out.

@@ -1,7 +1,7 @@
 """The report catalog, parameter checks, the CSV builders and the job that executes a run.
 
-Five reports (DESIGN.md "Reports"), each over a window `[startDate, endDate)` and one team
-(`teamId`, optional but for `payroll`):
+Five reports (docs/architecture.md, "Reports"), each over a window `[startDate, endDate)` and
+one team (`teamId`, optional but for `payroll`):
 
 - `timesheet-summary`: per provider, scheduled versus actual minutes by pay code and role, from
   the same timesheet computation as `GET /v1/timekeeping/timesheet`.

@@ -47,7 +47,8 @@ BUTTONS = {"clock_in": "Clock in", "break_start": "Start break", "break_end": "E
 DONE = {"clock_in": "Clocked in", "break_start": "Break started", "break_end": "Break ended",
         "clock_out": "Clocked out"}
 # The timesheet matches a clock-in to a shift starting at most this long after it (the API's
-# `missing_shift_tolerance`, DESIGN.md "Timesheets"); the grace window is the shared setting.
+# `missing_shift_tolerance`, docs/architecture.md, "Timesheets"); the grace window is the shared
+# setting.
 MISSING_SHIFT_TOLERANCE = timedelta(hours=2)
 SHIFT_WINDOW = timedelta(days=8)
 # How long a clock-out can be taken back from the clock (a slip of the thumb), and how far back

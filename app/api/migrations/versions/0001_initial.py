@@ -306,7 +306,7 @@ def upgrade() -> None:
     op.create_index(op.f('ix_appointments_status'), 'appointments', ['status'], unique=False)
     op.create_index(op.f('ix_appointments_type'), 'appointments', ['type'], unique=False)
     if op.get_context().dialect.name == "postgresql":
-        # No double booking, enforced under concurrency (DESIGN.md): half-open ranges, so
+        # No double booking, enforced under concurrency (docs/architecture.md): half-open ranges, so
         # back-to-back appointments are fine. btree_gist provides `=` on uuid inside GiST.
         op.execute("CREATE EXTENSION IF NOT EXISTS btree_gist")
         op.execute(
