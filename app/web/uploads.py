@@ -1,8 +1,10 @@
 """What the CSV upload pages share: the file field's check, a bad row in words, a refused
-batch's failures as rows of the file, and the table of bad rows (`templates/_macros/uploads.html`).
+batch's failures as rows of the file, the table of bad rows (`templates/_macros/uploads.html`)
+and a checked file sent in batches (`BatchedUpload`).
 
 Shape only: a file is chosen, is not empty and is named `.csv`; what the rows say is checked by
-the page (or the API) that reads them. Must not call the API.
+the page (or the API) that reads them. Never calls the API itself: a page's upload makes the
+call it is given a client for (`BatchedUpload.post`).
 """
 
 from __future__ import annotations
@@ -10,9 +12,12 @@ from __future__ import annotations
 import csv
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar, Self
 
+from flask import session
 from wtforms import ValidationError
+
+from app.client import ApiClient, ApiProblem, ApiUnavailable, Unauthenticated
 
 
 class FileProblem(Exception):
@@ -108,3 +113,104 @@ def data_rows(reader: Iterable[list[str]], width: int, *, max_rows: int, verb: s
         raise FileProblem(f"Row {number + 1} is not readable as CSV: {exc}.") from exc
     if number == 0:
         raise FileProblem(empty)
+
+
+@dataclass
+class BatchedUpload:
+    """A checked file being sent to the API in batches, as the user's server-side session keeps
+    it (one upload of a kind at a time: a new file replaces it): the rows still to send, how
+    many were sent, how it ended. Once it ends the rows are dropped; only what the page's result
+    shows stays.
+
+    A page's kind of upload names its session key (`KEY`), the columns of the file a refused
+    row's wire fields stand in (`COLUMN_OF`) and where each kept row holds its file row number
+    (`ROW_AT`), and says what an unreachable API means (`UNAVAILABLE`); it makes the call
+    (`post`) and adds up what the API answered (`record`).
+
+    A batch is at most `batch` rows: the contract's largest, lowered to the `maxBatchSize` that
+    a `batch-size-exceeded` answer reports (a refused batch writes nothing, so it is sent
+    again, split). Any other refusal, or an API that cannot be reached, ends the upload.
+    """
+
+    KEY: ClassVar[str]
+    COLUMN_OF: ClassVar[Mapping[str, str]]
+    ROW_AT: ClassVar[int]
+    UNAVAILABLE: ClassVar[str]
+
+    token: str
+    file_name: str
+    rows: list[list[Any]]
+    total: int
+    batch: int
+    sent: int = 0
+    failure: str | None = None
+    failed_rows: list[list[Any]] | None = None  # [file row, column, message]
+
+    @property
+    def finished(self) -> bool:
+        """Every row sent, or a batch refused."""
+        return self.failure is not None or self.sent >= self.total
+
+    @classmethod
+    def kept(cls, token: str) -> Self | None:
+        """The upload the session keeps under `token`, if it still does."""
+        kept = session.get(cls.KEY)
+        if not isinstance(kept, dict) or kept.get("token") != token:
+            return None
+        try:
+            return cls(**kept)
+        except TypeError:  # kept by an older version of the page
+            return None
+
+    def save(self) -> None:
+        """Keep it in the session (a whole new value, so the store writes it); an upload that
+        ended keeps no rows."""
+        kept = dict(vars(self))
+        if self.finished:
+            kept["rows"] = []
+        session[self.KEY] = kept
+
+    def send_next(self, client: ApiClient) -> None:
+        """Send the next batch and record what the API did with it; a refusal or an API that
+        cannot be reached ends the upload with its failure (and the refused rows' messages)."""
+        chunk = self.rows[self.sent:self.sent + self.batch]
+        try:
+            result = self.post(client, chunk)
+        except Unauthenticated:
+            raise  # signed out meanwhile: the app sends the user to sign in again
+        except ApiProblem as problem:
+            limit = problem.extensions.get("maxBatchSize")
+            if (problem.code == "batch-size-exceeded" and isinstance(limit, int)
+                    and 0 < limit < len(chunk)):
+                self.batch = limit  # nothing of the refused batch was written: send it smaller
+                return
+            self.failure = problem.detail
+            self.failed_rows = [[e.row, e.column, e.message]
+                                for e in batch_errors(problem.field_errors, chunk,
+                                                      columns=self.COLUMN_OF, row_at=self.ROW_AT)]
+            return
+        except ApiUnavailable:
+            self.failure = self.UNAVAILABLE
+            return
+        self.record(chunk, result)
+        self.sent += len(chunk)
+
+    def send_from(self, offset: int, client: ApiClient) -> None:
+        """Send the batch that starts after `offset` sent rows, once: a repeated post of a
+        batch already sent (a second click, a resent form) sends nothing."""
+        if not self.finished and offset == self.sent:
+            self.send_next(client)
+            self.save()
+
+    def send_all(self, client: ApiClient) -> None:
+        """Send every batch in turn (a page without JavaScript), then keep the outcome."""
+        while not self.finished:
+            self.send_next(client)
+        self.save()
+
+    def post(self, client: ApiClient, chunk: list[list[Any]]) -> Any:
+        """Send these kept rows to the API; what it answers goes to `record`."""
+        raise NotImplementedError
+
+    def record(self, chunk: list[list[Any]], result: Any) -> None:
+        """Add up what the API did with a stored batch (nothing by default)."""

@@ -25,15 +25,19 @@ import csv
 import io
 import secrets
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, time, timedelta
 from typing import Any
 
-from flask import Blueprint, Response, abort, current_app, request, session, url_for
+from flask import Blueprint, Response, abort, current_app, request, url_for
 from werkzeug.exceptions import RequestEntityTooLarge
 
-from app.client import ApiClient, ApiProblem, ApiUnavailable, Unauthenticated
-from app.contract.forecasting import MAX_DEMAND_ROWS, DemandForecastRow
+from app.client import ApiClient
+from app.contract.forecasting import (
+    MAX_DEMAND_ROWS,
+    DemandForecastRow,
+    DemandForecastUploadResult,
+)
 from app.contract.roles import RoleListQuery, RoleRead
 from app.contract.users import UserMe
 from app.web import nav
@@ -50,16 +54,13 @@ from app.web.demand_forecast.rows import (
 )
 from app.web.htmx import is_partial, render, see_other
 from app.web.manage_schedule.calendar import local_day, today, week_start, zone
-from app.web.uploads import RowError, batch_errors
+from app.web.uploads import BatchedUpload, RowError
 
 bp = Blueprint("demand_forecast", __name__)
 
 TEMPLATE = "demand_forecast/index.html"
-KEY = "demand_forecast_upload"
-"""The session key of the user's current upload (one at a time; a new file replaces it)."""
 SHOWN_ERRORS = 500
 """Bad-row messages listed at most; the caption says how many there are."""
-_COLUMN_OF = {"role": "role", "startDate": "start", "endDate": "end", "demand": "demand"}
 
 
 def _require() -> UserMe:
@@ -103,29 +104,21 @@ def _max_bytes() -> int:
 
 
 @dataclass
-class Upload:
-    """The user's current upload as the session keeps it: the checked rows still to send, how
-    many are stored, how it ended, and what the result names (the window, the roles, where the
-    schedule shows it). Once it ends the rows are dropped: only the summary stays."""
+class Upload(BatchedUpload):
+    """The user's current upload: the checked rows still to send (`[role id, startDate,
+    endDate, demand, file row]`), how many are stored, how it ended, and what the result names
+    (the window, the roles, where the schedule shows it)."""
 
-    token: str
-    file_name: str
-    rows: list[list[Any]]  # [role id, startDate, endDate, demand, file row]
-    total: int
-    window: tuple[str, str]  # the earliest start and the latest end (UTC, ISO 8601)
-    first_start: str
-    first_team: str
-    roles: list[str]
-    batch: int = MAX_DEMAND_ROWS
-    sent: int = 0
+    KEY = "demand_forecast_upload"
+    COLUMN_OF = {"role": "role", "startDate": "start", "endDate": "end", "demand": "demand"}
+    ROW_AT = 4
+    UNAVAILABLE = "The server could not store the forecast just now."
+
+    window: list[str] = field(default_factory=list)  # the earliest start, the latest end (UTC)
+    first_start: str = ""
+    first_team: str = ""
+    roles: list[str] = field(default_factory=list)
     replaced: int = 0
-    failure: str | None = None
-    failed_rows: list[list[Any]] | None = None  # [file row, column, message]
-
-    @property
-    def finished(self) -> bool:
-        """Every row stored, or a batch refused."""
-        return self.failure is not None or self.sent >= self.total
 
     def span(self) -> tuple[datetime, datetime]:
         """The earliest start and latest end of the file."""
@@ -137,24 +130,14 @@ class Upload:
         return url_for("manage_schedule.index", team=self.first_team,
                        week=week_start(day).isoformat(), view="week")
 
-    def save(self) -> None:
-        """Keep it in the session (a whole new value, so the store writes it); an upload that
-        ended keeps no rows."""
-        kept = dict(vars(self))
-        if self.finished:
-            kept["rows"] = []
-        kept["window"] = list(self.window)
-        session[KEY] = kept
+    def post(self, client: ApiClient, chunk: list[list[Any]]) -> DemandForecastUploadResult:
+        return client.upload_demand_forecast([
+            DemandForecastRow(role=uuid.UUID(r[0]), start_date=datetime.fromisoformat(r[1]),
+                              end_date=datetime.fromisoformat(r[2]), demand=r[3])
+            for r in chunk])
 
-
-def _upload(token: str) -> Upload | None:
-    kept = session.get(KEY)
-    if not isinstance(kept, dict) or kept.get("token") != token:
-        return None
-    try:
-        return Upload(**{**kept, "window": tuple(kept["window"])})
-    except (TypeError, KeyError):  # kept by an older version of this page
-        return None
+    def record(self, chunk: list[list[Any]], result: DemandForecastUploadResult) -> None:
+        self.replaced += result.replaced
 
 
 def _context(me: UserMe, client: ApiClient) -> dict[str, Any]:
@@ -233,45 +216,15 @@ def create() -> Response:
         token=secrets.token_urlsafe(12), file_name=name,
         rows=[[str(x.role), x.start.isoformat(), x.end.isoformat(), x.demand, x.row]
               for x in lines],
-        total=len(lines),
-        window=(min(x.start for x in lines).isoformat(), max(x.end for x in lines).isoformat()),
+        total=len(lines), batch=MAX_DEMAND_ROWS,
+        window=[min(x.start for x in lines).isoformat(), max(x.end for x in lines).isoformat()],
         first_start=lines[0].start.isoformat(), first_team=str(teams[lines[0].role].team),
         roles=sorted({qualified(teams[x.role]) for x in lines}))
     if is_partial():
         upload.save()
         return _page(form, upload=upload)
-    while not upload.finished:
-        _send(client, upload)
-    upload.save()
+    upload.send_all(client)
     return see_other(url_for("demand_forecast.show", token=upload.token))
-
-
-def _send(client: ApiClient, upload: Upload) -> None:
-    """Send the next batch; a refusal or an unreachable API ends the upload with a failure."""
-    chunk = upload.rows[upload.sent:upload.sent + upload.batch]
-    wire = [DemandForecastRow(role=uuid.UUID(r[0]), start_date=datetime.fromisoformat(r[1]),
-                              end_date=datetime.fromisoformat(r[2]), demand=r[3])
-            for r in chunk]
-    try:
-        result = client.upload_demand_forecast(wire)
-    except Unauthenticated:
-        raise
-    except ApiProblem as problem:
-        limit = problem.extensions.get("maxBatchSize")
-        if (problem.code == "batch-size-exceeded" and isinstance(limit, int)
-                and 0 < limit < len(chunk)):
-            upload.batch = limit  # nothing of the refused batch was stored: send it smaller
-            return
-        upload.failure = problem.detail
-        upload.failed_rows = [[e.row, e.column, e.message]
-                              for e in batch_errors(problem.field_errors, chunk,
-                                                  columns=_COLUMN_OF, row_at=4)]
-        return
-    except ApiUnavailable:
-        upload.failure = "The server could not store the forecast just now."
-        return
-    upload.sent += len(chunk)
-    upload.replaced += result.replaced
 
 
 @bp.post("/manage/demand-forecast/uploads/<token>/rows-from/<int:offset>")
@@ -280,12 +233,10 @@ def send(token: str, offset: int) -> Response:
     repeated post of a batch already sent sends nothing) and answer the next step, or the
     result."""
     _require()
-    upload = _upload(token)
+    upload = Upload.kept(token)
     if upload is None:
         return _gone()
-    if not upload.finished and offset == upload.sent:
-        _send(api(), upload)
-        upload.save()
+    upload.send_from(offset, api())
     if upload.finished and not is_partial():
         return see_other(url_for("demand_forecast.show", token=token))
     return _page(DemandForecastUploadForm(formdata=None), upload=upload)
@@ -295,7 +246,7 @@ def send(token: str, offset: int) -> Response:
 def show(token: str) -> Response:
     """The current upload: its progress, or what was stored."""
     _require()
-    upload = _upload(token)
+    upload = Upload.kept(token)
     if upload is None:
         return _gone()
     return _page(DemandForecastUploadForm(formdata=None), upload=upload)

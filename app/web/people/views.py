@@ -37,9 +37,9 @@ from urllib.parse import urlencode
 from flask import Blueprint, Response, abort, current_app, flash, request, session, url_for
 from werkzeug.exceptions import RequestEntityTooLarge
 
-from app.client import ApiClient, ApiProblem, ApiUnavailable, NotFound, Unauthenticated
+from app.client import ApiClient, ApiProblem, NotFound
 from app.contract.employment_types import EmploymentTypeListQuery, EmploymentTypeRead
-from app.contract.people import MAX_PEOPLE_BATCH, PersonImportRow
+from app.contract.people import MAX_PEOPLE_BATCH, PeopleImportResult, PersonImportRow
 from app.contract.providers import (
     PayPeriodTemplate,
     ProviderFilter,
@@ -57,7 +57,7 @@ from app.web.manage_schedule.calendar import today, week_start, zone
 from app.web.people.forms import NAME_MAX, STATUS_VALUES, DirectoryFilterForm, PeopleImportForm
 from app.web.people.rows import COLUMNS, MAX_ROWS, FileProblem, read_people, too_large
 from app.web.people.rows import Directory as Lookups
-from app.web.uploads import RowError, batch_errors
+from app.web.uploads import BatchedUpload, RowError
 
 bp = Blueprint("people", __name__)
 
@@ -265,46 +265,31 @@ def _max_bytes() -> int:
 
 
 @dataclass
-class PeopleUpload:
-    """The user's current import as the session keeps it: the checked rows still to send, how
-    far it got, how it ended and whom it created or updated (with their set-password links).
-    Once it ends the rows are dropped: only the outcome stays."""
+class PeopleUpload(BatchedUpload):
+    """The user's current import: the checked rows still to send (`[file row, name, email,
+    type, team, role, employment type, pay period, its start, imported id]`), how far it got,
+    how it ended and whom it created or updated (`[file row, name, email, outcome, id, link or
+    None]`, with their set-password links)."""
 
-    token: str
-    file_name: str
-    # [file row, name, email, type, team, role, employment type, pay period, its start, id]
-    rows: list[list[Any]]
-    total: int
-    batch: int = MAX_PEOPLE_BATCH
-    sent: int = 0
+    KEY = IMPORT_KEY
+    COLUMN_OF = _COLUMN_OF
+    ROW_AT = 0
+    UNAVAILABLE = "The server could not import people just now."
+
     created: int = 0
     updated: int = 0
-    failure: str | None = None
-    failed_rows: list[list[Any]] | None = None  # [file row, column, message]
     people: list[list[Any]] = field(default_factory=list)
-    # [file row, name, email, outcome, id, link or None]
 
-    @property
-    def finished(self) -> bool:
-        """Every row sent, or a batch refused."""
-        return self.failure is not None or self.sent >= self.total
+    def post(self, client: ApiClient, chunk: list[list[Any]]) -> PeopleImportResult:
+        return client.import_people([_wire(r) for r in chunk])
 
-    def save(self) -> None:
-        """Keep it in the session (a whole new value, so the store writes it)."""
-        kept = dict(vars(self))
-        if self.finished:
-            kept["rows"] = []
-        session[IMPORT_KEY] = kept
-
-
-def _kept_upload(token: str) -> PeopleUpload | None:
-    kept = session.get(IMPORT_KEY)
-    if not isinstance(kept, dict) or kept.get("token") != token:
-        return None
-    try:
-        return PeopleUpload(**kept)
-    except TypeError:  # kept by an older version of this page
-        return None
+    def record(self, chunk: list[list[Any]], result: PeopleImportResult) -> None:
+        for person in result.people:
+            row = chunk[person.index]
+            link = link_url(person.password_link.token) if person.password_link else None
+            self.people.append([row[0], row[1], row[2], person.outcome, str(person.id), link])
+        self.created += result.created
+        self.updated += result.updated
 
 
 def _lookups(client: ApiClient) -> Lookups:
@@ -383,6 +368,7 @@ def import_file() -> Response:
         return _import_page(form, status=422, errors=errors)
     upload = PeopleUpload(
         token=secrets.token_urlsafe(12), file_name=name, total=len(lines),
+        batch=MAX_PEOPLE_BATCH,
         rows=[[x.row, x.name, x.email, x.type, _text(x.team_id), _text(x.role_id),
                _text(x.employment_type_id), x.pay_period,
                x.pay_period_start.isoformat() if x.pay_period_start else None, x.imported_id]
@@ -390,9 +376,7 @@ def import_file() -> Response:
     if is_partial():
         upload.save()
         return _import_page(form, upload=upload)
-    while not upload.finished:
-        _send_batch(client, upload)
-    upload.save()
+    upload.send_all(client)
     return see_other(url_for("people.import_result", token=upload.token))
 
 
@@ -411,48 +395,16 @@ def _wire(row: list[Any]) -> PersonImportRow:
         pay_period_template=template)
 
 
-def _send_batch(client: ApiClient, upload: PeopleUpload) -> None:
-    """Send the next batch; a refusal or an unreachable API ends the import with a failure."""
-    chunk = upload.rows[upload.sent:upload.sent + upload.batch]
-    try:
-        result = client.import_people([_wire(r) for r in chunk])
-    except Unauthenticated:
-        raise
-    except ApiProblem as problem:
-        limit = problem.extensions.get("maxBatchSize")
-        if (problem.code == "batch-size-exceeded" and isinstance(limit, int)
-                and 0 < limit < len(chunk)):
-            upload.batch = limit  # nothing of the refused batch was written: send it smaller
-            return
-        upload.failure = problem.detail or problem.title
-        upload.failed_rows = [[e.row, e.column, e.message]
-                              for e in batch_errors(problem.field_errors, chunk,
-                                                  columns=_COLUMN_OF, row_at=0)]
-        return
-    except ApiUnavailable:
-        upload.failure = "The server could not import people just now."
-        return
-    for person in result.people:
-        row = chunk[person.index]
-        link = link_url(person.password_link.token) if person.password_link else None
-        upload.people.append([row[0], row[1], row[2], person.outcome, str(person.id), link])
-    upload.sent += len(chunk)
-    upload.created += result.created
-    upload.updated += result.updated
-
-
 @bp.post("/admin/people/imports/<token>/rows-from/<int:offset>")
 def send(token: str, offset: int) -> Response:
     """Send the batch of the current import that starts after `offset` sent rows (once: a
     repeated post of a batch already sent sends nothing) and answer the next step, or the
     result."""
     _client()
-    upload = _kept_upload(token)
+    upload = PeopleUpload.kept(token)
     if upload is None:
         return _import_gone()
-    if not upload.finished and offset == upload.sent:
-        _send_batch(api(), upload)
-        upload.save()
+    upload.send_from(offset, api())
     if upload.finished and not is_partial():
         return see_other(url_for("people.import_result", token=token))
     return _import_page(PeopleImportForm(formdata=None), upload=upload)
@@ -462,7 +414,7 @@ def send(token: str, offset: int) -> Response:
 def import_result(token: str) -> Response:
     """The current import: its progress, or whom it created and updated."""
     _client()
-    upload = _kept_upload(token)
+    upload = PeopleUpload.kept(token)
     if upload is None:
         return _import_gone()
     return _import_page(PeopleImportForm(formdata=None), upload=upload)
@@ -472,7 +424,7 @@ def import_result(token: str) -> Response:
 def import_people_csv(token: str) -> Response:
     """Everyone the import created or updated, with the new people's set-password links."""
     _client()
-    upload = _kept_upload(token)
+    upload = PeopleUpload.kept(token)
     if upload is None:
         return _import_gone()
     out = io.StringIO()
