@@ -10,7 +10,8 @@ call it is given a client for (`BatchedUpload.post`).
 from __future__ import annotations
 
 import csv
-from collections.abc import Iterable, Iterator, Mapping
+import io
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Self
 
@@ -86,6 +87,28 @@ def batch_errors(field_errors: Iterable[Any], chunk: list[list[Any]], *,
         found.append(RowError(int(chunk[int(parts[0])][row_at]), column,
                               capitalized(error.message)))
     return found
+
+
+def csv_rows(content: bytes, *, limit: int, max_rows: int, verb: str, columns: Sequence[str],
+             each: str, errors: list[RowError],
+             ) -> tuple[list[str], Iterator[tuple[int, list[str]]]]:
+    """A CSV file's header (its first row that is not blank) and its data rows as `data_rows`
+    gives them (read as they are taken), for a file whose header is `columns` and that holds a
+    row per `each` ("person"). Raises `FileProblem` for a file `file_text` refuses, one with
+    no row at all or a header the csv module cannot read, and, while its rows are read, as
+    `data_rows` does (`verb`: "upload", "import")."""
+    text = file_text(content, limit=limit, max_rows=max_rows, verb=verb)
+    reader = csv.reader(io.StringIO(text, newline=""))
+    try:
+        header = next(r for r in reader if any(c.strip() for c in r))
+    except StopIteration:
+        raise FileProblem("The file holds no rows. Its first row is the header "
+                          f"{','.join(columns)}, then one row per {each}.") from None
+    except csv.Error as exc:
+        raise FileProblem(f"The file is not readable as CSV: {exc}.") from exc
+    empty = f"The file has the header but no rows. Add one row per {each} under it."
+    return header, data_rows(reader, len(header), max_rows=max_rows, verb=verb, errors=errors,
+                             empty=empty)
 
 
 def data_rows(reader: Iterable[list[str]], width: int, *, max_rows: int, verb: str,

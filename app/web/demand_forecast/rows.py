@@ -10,8 +10,6 @@ are parameters.
 
 from __future__ import annotations
 
-import csv
-import io
 import math
 import re
 import uuid
@@ -26,7 +24,6 @@ from app.web.uploads import FileProblem, RowError
 
 COLUMNS = ("role", "start", "end", "demand")
 MAX_ROWS = 20_000
-NO_ROWS = "The file has the header but no rows. Add one row per role and time window under it."
 LOCAL = re.compile(r"^(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2})(?::(\d{2}))?$")
 
 
@@ -154,22 +151,13 @@ def read_forecast(content: bytes, roles: RoleIndex, zone: ZoneInfo, *, max_bytes
     there is any problem, nothing is to be sent). Raises `FileProblem` for the file as a whole
     (more than `max_bytes` or `MAX_ROWS` rows, not text, no header, no rows).
     """
-    text = uploads.file_text(content, limit=max_bytes, max_rows=MAX_ROWS, verb="upload")
-    reader = csv.reader(io.StringIO(text, newline=""))
-    try:
-        header = next(r for r in reader if any(c.strip() for c in r))
-    except StopIteration:
-        raise FileProblem("The file holds no rows. Its first row is the header "
-                          f"{','.join(COLUMNS)}, then one row per role and time window.") \
-            from None
-    except csv.Error as exc:
-        raise FileProblem(f"The file is not readable as CSV: {exc}.") from exc
+    errors: list[RowError] = []
+    header, rows = uploads.csv_rows(content, limit=max_bytes, max_rows=MAX_ROWS, verb="upload",
+                                    columns=COLUMNS, each="role and time window",
+                                    errors=errors)
     at = _header(header)
     lines: list[ForecastLine] = []
-    errors: list[RowError] = []
     first: dict[tuple[uuid.UUID, datetime, datetime], int] = {}
-    rows = uploads.data_rows(reader, len(header), max_rows=MAX_ROWS, verb="upload",
-                             errors=errors, empty=NO_ROWS)
     for number, cells in rows:
         role = _role(cells[at["role"]].strip(), roles)
         start = _instant(cells[at["start"]].strip(), zone)

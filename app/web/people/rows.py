@@ -12,8 +12,6 @@ the teams, roles, employment types and the zone are parameters.
 
 from __future__ import annotations
 
-import csv
-import io
 import re
 import uuid
 from collections.abc import Iterable
@@ -32,7 +30,6 @@ COLUMNS = ("name", "email", "type", "team", "role", "employment_type", "pay_peri
            "pay_period_start", "imported_id")
 REQUIRED = ("name", "email", "imported_id")
 MAX_ROWS = 20_000
-NO_ROWS = "The file has the header but no rows. Add one row per person under it."
 EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
 PROVIDER_ONLY = ("team", "role", "employment_type", "pay_period", "pay_period_start")
 
@@ -217,22 +214,13 @@ def read_people(content: bytes, found: Directory, zone: ZoneInfo, *, max_bytes: 
     there is any problem, nothing is to be sent). Raises `FileProblem` for the file as a whole
     (more than `max_bytes` or `MAX_ROWS` rows, not text, no header, no rows).
     """
-    text = uploads.file_text(content, limit=max_bytes, max_rows=MAX_ROWS, verb="import")
-    reader = csv.reader(io.StringIO(text, newline=""))
-    try:
-        header = next(r for r in reader if any(c.strip() for c in r))
-    except StopIteration:
-        raise FileProblem("The file holds no rows. Its first row is the header "
-                          f"{','.join(COLUMNS)}, then one row per person.") from None
-    except csv.Error as exc:
-        raise FileProblem(f"The file is not readable as CSV: {exc}.") from exc
+    errors: list[RowError] = []
+    header, rows = uploads.csv_rows(content, limit=max_bytes, max_rows=MAX_ROWS, verb="import",
+                                    columns=COLUMNS, each="person", errors=errors)
     at = _header(header)
     lines: list[PersonLine] = []
-    errors: list[RowError] = []
     ids: dict[str, int] = {}
     emails: dict[str, int] = {}
-    rows = uploads.data_rows(reader, len(header), max_rows=MAX_ROWS, verb="import",
-                             errors=errors, empty=NO_ROWS)
     for number, cells in rows:
         cell = {c: (cells[at[c]].strip() if c in at else "") for c in COLUMNS}
         line = _line(number, cell, found, zone)
