@@ -25,7 +25,7 @@ import csv
 import io
 import secrets
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime, time, timedelta
 from typing import Any
 
@@ -103,7 +103,7 @@ def _max_bytes() -> int:
     return int(current_app.config["SHIFTDESK"].max_upload_bytes)
 
 
-@dataclass
+@dataclass(kw_only=True)
 class Upload(BatchedUpload):
     """The user's current upload: the checked rows still to send (`[role id, startDate,
     endDate, demand, file row]`), how many are stored, how it ended, and what the result names
@@ -114,10 +114,10 @@ class Upload(BatchedUpload):
     ROW_AT = 4
     UNAVAILABLE = "The server could not store the forecast just now."
 
-    window: list[str] = field(default_factory=list)  # the earliest start, the latest end (UTC)
-    first_start: str = ""
-    first_team: str = ""
-    roles: list[str] = field(default_factory=list)
+    window: list[str]  # the earliest start and the latest end (UTC, ISO 8601)
+    first_start: str
+    first_team: str
+    roles: list[str]
     replaced: int = 0
 
     def span(self) -> tuple[datetime, datetime]:
