@@ -47,7 +47,7 @@ WORKER = os.environ.get("PYTEST_XDIST_WORKER", "main")
 BACKENDS = ("sqlite", "postgresql")
 # Browser tests skip with this reason where Chromium is missing (and fail under CI).
 NO_CHROMIUM = "no Chromium to drive"
-INSTALL_CHROMIUM = "apt-get install -y chromium"
+INSTALL_CHROMIUM = "apt-get install -y chromium-headless-shell"
 
 
 _load_signing_key = key_store.load_signing_key

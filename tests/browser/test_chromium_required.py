@@ -38,4 +38,4 @@ def test_local_run_without_chromium_ends_saying_what_was_skipped():
     assert result.returncode == 0, result.stdout
     assert result.stdout.rstrip().splitlines()[-1] == (
         "1 browser tests skipped: no Chromium to drive. Install it with "
-        "`apt-get install -y chromium` and run `make test` again.")
+        "`apt-get install -y chromium-headless-shell` and run `make test` again.")
