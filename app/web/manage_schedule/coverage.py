@@ -55,15 +55,22 @@ def figures(demand: float, scheduled: float, open: float, gap: float) -> Figures
 
 
 @lru_cache(maxsize=8192)
-def _cell_html(clock: str, demand: float, scheduled: float, open: float, gap: float) -> str:
+def _cell_html(clock: str, demand: float, scheduled: float, open: float, gap: float,
+               alone: bool) -> str:
+    """The interval's mark, hidden from screen readers, then its words with the time of day,
+    shown only to them. A quiet interval alone in its hour has no mark to show, so no chip
+    either (a week is hundreds of cells, most of them quiet); beside another it keeps an empty
+    one, so the hour's chips stay in their places."""
     said = figures(demand, scheduled, open, gap)
-    mark = f'<span aria-hidden="true">{escape(said.mark)}</span>' if said.mark else ""
-    return (f'<span class="cov-cell cov-{said.state}">{mark}<span class="visually-hidden">'
-            f'{escape(clock)}: {escape(said.text)}</span></span>')
+    words = f'<span class="visually-hidden">{escape(clock)}: {escape(said.text)}</span>'
+    if alone and not said.mark:
+        return words
+    return (f'<span class="cov-cell cov-{said.state}" aria-hidden="true">{escape(said.mark)}'
+            f'</span>{words}')
 
 
-_SKIPPED = ('<span class="cov-cell cov-none"><span class="visually-hidden">No such hour: the '
-            'clocks go forward</span></span>')
+_SKIPPED = ('<span class="cov-cell cov-none" aria-hidden="true"></span><span '
+            'class="visually-hidden">No such hour: the clocks go forward</span>')
 
 
 class Hour(NamedTuple):
@@ -124,11 +131,12 @@ class Day:
         for hour in range(24):
             held = self.hours.get(hour)
             html.append('<td class="cov-slot">')
+            alone = held is not None and len(held) == 1
             for h in held or ():
                 clock = clocks.get(h.start)
                 if clock is None:
                     clock = clocks[h.start] = format_time(h.start, self.zone)
-                html.append(_cell_html(clock, h.demand, h.scheduled, h.open, h.gap))
+                html.append(_cell_html(clock, h.demand, h.scheduled, h.open, h.gap, alone))
             html.append(f"{'' if held else _SKIPPED}</td>")
         return Markup("".join(html))
 
