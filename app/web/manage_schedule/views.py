@@ -116,8 +116,9 @@ class Comparison:
 @dataclass(frozen=True)
 class SaveWarning:
     """A reason to confirm a save: `long` (minutes), `past` (start), `time_off` (name,
-    request) or `unavailable` (name, reason). The template words it, through the shared date
-    and duration filters."""
+    request), `unavailable` (name, reason) or `overlap` (name, shift: another shift of the
+    provider's at the same time). The template words it, through the shared date and duration
+    filters."""
 
     kind: str
     minutes: int = 0
@@ -125,6 +126,7 @@ class SaveWarning:
     name: str = ""
     request: TimeOffRequestRead | None = None
     reason: str = ""  # `unavailable`: why (the provider's note, or their weekly pattern)
+    shift: ShiftRead | None = None  # `overlap`: the provider's other shift
 
 
 @dataclass(frozen=True)
@@ -1011,7 +1013,7 @@ def update(shift_id: uuid.UUID) -> Response:
     if {"date", "start_time", "end_time", "provider"} & set(changed):
         provider = _provider_of(form, shift)
         start, end = body.start_date or shift.start_date, body.end_date or shift.end_date
-        warnings = save_warnings(client, week, start, end, provider)
+        warnings = save_warnings(client, week, start, end, provider, editing=shift_id)
         subject = [str(shift_id), start.isoformat(), end.isoformat(), str(provider or "")]
         if warnings and not confirmed(request.form.get("confirm"), subject, warnings):
             week.warnings, week.confirm = warnings, sign(subject, warnings)
@@ -1199,10 +1201,13 @@ LONG_SHIFT = timedelta(hours=16)
 
 
 def save_warnings(client: ApiClient, week: Week, start: datetime, end: datetime,
-                  provider: uuid.UUID | None) -> list[SaveWarning]:
+                  provider: uuid.UUID | None, editing: uuid.UUID | None = None,
+                  ) -> list[SaveWarning]:
     """Why saving a shift from `start` to `end` for `provider` deserves a second look: longer
-    than 16 hours, starting in the past, or over the provider's approved time off (read from
-    the API, so leave approved a moment ago counts)."""
+    than 16 hours, starting in the past, over the provider's approved time off or a time they
+    said they are unavailable, or at the same time as another of their shifts (in any team the
+    manager sees; `editing` is the shift being saved, no other). All read from the API, so
+    leave approved or a shift booked a moment ago counts."""
     found: list[SaveWarning] = []
     if end - start > LONG_SHIFT:
         found.append(SaveWarning("long", minutes=int((end - start).total_seconds() // 60)))
@@ -1218,7 +1223,22 @@ def save_warnings(client: ApiClient, week: Week, start: datetime, end: datetime,
                      if r.start_date < end and start < r.end_date)
         found.extend(SaveWarning("unavailable", name=name, reason=reason)
                      for reason in _unavailable(client, provider, start, end))
+        found.extend(SaveWarning("overlap", name=name, shift=other)
+                     for other in _overlapping(client, provider, start, end, editing))
     return found
+
+
+def _overlapping(client: ApiClient, provider: uuid.UUID, start: datetime, end: datetime,
+                 editing: uuid.UUID | None) -> list[ShiftRead]:
+    """The provider's shifts other than `editing` that overlap `start` to `end` (one ending
+    as it starts does not), callouts aside (nobody works them), as far as the manager may
+    read them."""
+    try:
+        found = client.list_shifts(ShiftListQuery(
+            provider_id=provider, start_date=start, end_date=end, page_size=20)).items
+    except ApiProblem:
+        return []
+    return [s for s in found if s.id != editing and s.start_date < end and start < s.end_date]
 
 
 def _unavailable(client: ApiClient, provider: uuid.UUID, start: datetime, end: datetime,
@@ -1242,7 +1262,8 @@ def _signer() -> URLSafeSerializer:
 
 def _claim(subject: list[str], warnings: list[SaveWarning]) -> list[str]:
     reasons = [w.kind + (f":{w.request.id}" if w.request else "")
-               + (f":{w.reason}" if w.reason else "") for w in warnings]
+               + (f":{w.reason}" if w.reason else "")
+               + (f":{w.shift.id}:{w.shift.version}" if w.shift else "") for w in warnings]
     return [*subject, *sorted(reasons)]
 
 

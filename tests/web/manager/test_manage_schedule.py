@@ -350,6 +350,44 @@ def test_a_shift_over_approved_time_off_asks_for_confirmation(mweb, arrange):
     assert saved.status_code == 303, saved.get_data(as_text=True)
 
 
+def test_booking_a_provider_twice_at_once_asks_for_confirmation(mweb, arrange):
+    # Pat works 7 AM to 7 PM on Wednesday; an open shift from 3 PM is given to Pat.
+    arrange(lambda s, w: add_shift(s, w, provider=w.provider,
+                                   start=MONDAY.replace(day=9, hour=11)))
+    shift = arrange(lambda s, w: add_shift(s, w, provider=None, hours=8,
+                                           start=MONDAY.replace(day=9, hour=19)))
+    mweb.sign_in("manager@example.com")
+    url, data, first = _warned(mweb, shift, date="2027-06-09", start_time="15:00",
+                               end_time="23:00", provider=str(mweb.world.provider))
+    body = first.get_data(as_text=True)
+    assert ("Double-booked: Pat Provider already has a shift Wed 9 Jun"
+            in _text(body)), _text(body)
+    assert "7:00 AM\u20137:00 PM" in _text(body.split("Double-booked", 1)[1])
+    assert ">Save anyway</button>" in body
+    saved = mweb.client.post(url, data={**data, "confirm": _confirm(body)})
+    assert saved.status_code == 303, saved.get_data(as_text=True)
+
+
+def test_a_shift_touching_another_or_moved_over_its_old_self_asks_nothing(mweb, arrange):
+    # Pat works Wednesday 7 AM to 7 PM and the night after, from 7 PM.
+    day = arrange(lambda s, w: add_shift(s, w, provider=w.provider,
+                                         start=MONDAY.replace(day=9, hour=11)))
+    arrange(lambda s, w: add_shift(s, w, provider=w.provider,
+                                   start=MONDAY.replace(day=9, hour=23)))
+    mweb.sign_in("manager@example.com")
+    # The day shift an hour earlier (6 AM to 6 PM) overlaps only what it was: saved at once.
+    url = f"/manage/schedule/shifts/{day}?{_week(mweb)}&view=week"
+    moved = mweb.client.post(url, data=_edit_data(mweb, day, start_time="06:00",
+                                                  end_time="18:00"))
+    assert moved.status_code == 303, _text(moved.get_data(as_text=True))
+    # 6 PM to 7 PM starts as the day shift ends and ends as the night shift starts.
+    data = {"csrf_token": mweb.csrf(), "date": "2027-06-09", "start_time": "18:00",
+            "end_time": "19:00", "provider": str(mweb.world.provider),
+            "role": str(mweb.world.ed_nurse_role)}
+    posted = mweb.client.post(f"/manage/schedule/shifts?{_week(mweb)}", data=data)
+    assert posted.status_code == 303, _text(posted.get_data(as_text=True))
+
+
 def test_a_tampered_or_stale_confirmation_asks_again(mweb, arrange):
     shift = arrange(lambda s, w: add_shift(s, w, provider=w.provider,
                                            start=MONDAY.replace(hour=11)))
