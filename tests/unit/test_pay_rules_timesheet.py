@@ -192,6 +192,35 @@ def test_a_shift_override_applies_its_own_rounding_and_daily_rules() -> None:
     assert sheet.weeks == [WeekHours(WEEK[0], 720 + 480, 240, 0)]
 
 
+def test_a_shift_override_pays_its_shift_by_its_rules_without_the_providers_rules() -> None:
+    """A shift's override applies to its session when the provider's team has no work rule:
+    the clock-in rounded, a 20-minute break paid as work (its shortest unpaid break is 30),
+    a meal deducted after 6 hours, daily overtime over 8 hours; another shift's session stays
+    as punched, and with no workweek of the provider's there are no weeks."""
+    override = WorkRule("override", NY, overtime=(DAILY_8,), rounding=RoundingRule(15, "nearest"),
+                        meal=MealRule(30, 360), min_unpaid_break_minutes=30)
+    monday, tuesday = SUNDAY + timedelta(days=1), SUNDAY + timedelta(days=2)
+    shifts = [day_shift(1, rule=override), day_shift(2)]
+    punches = [punch("clock_in", local(monday, 7 + 5 / 60)),
+               punch("break_start", local(monday, 10)),
+               punch("break_end", local(monday, 10 + 20 / 60)),
+               punch("clock_out", local(monday, 17)),
+               punch("clock_in", local(tuesday, 7 + 5 / 60)),
+               punch("break_start", local(tuesday, 10)),
+               punch("break_end", local(tuesday, 10 + 20 / 60)),
+               punch("clock_out", local(tuesday, 17))]
+    sheet = compute(punches, rules=(), shifts=shifts)
+    assert sheet.rounded == {punches[0].id: local(monday, 7)}
+    unpaid = [(s.start, s.end) for s in sheet.pay_segments if s.type == "unpaid_break"]
+    assert len(unpaid) == 2
+    assert unpaid[0][1] - unpaid[0][0] == timedelta(minutes=30)  # Monday: the meal only
+    assert unpaid[1] == (local(tuesday, 10), local(tuesday, 10 + 20 / 60))
+    assert {t.pay_code_id: t.actual for t in sheet.pay_code_totals} == {
+        REG: 480 + 595 - 20, OT: 600 - 30 - 480}
+    assert sheet.weeks == []
+    assert sheet.overtime_starts_at is None
+
+
 def test_a_night_shift_on_the_fall_back_night_is_13_hours_cut_at_midnight() -> None:
     """29 CFR 778.103 on 2026-11-01: 19:00-07:00 is 13 hours worked; with workdays from 19:00
     and daily over 8: 8 regular and 5 overtime hours, the pay segments still cut at local

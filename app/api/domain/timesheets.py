@@ -54,7 +54,10 @@ workweek, or 14-day period, holding `start - MAX_SESSION`), and:
   `overtime_starts_at` when weekly or period overtime starts given the work so far and the
   shifts to come (only for a window holding `now`).
 
-Without rules nothing of this applies and the sheet is computed exactly as before.
+Without rules nothing of this applies and the sheet is computed exactly as before, but for the
+shifts with a `work_rule` override: their sessions are paid by it (`_override_basis`), on its
+workdays, and with no `weeks` nor `overtime_starts_at` (the caller loads from `start -
+MAX_SESSION`: a seventh-day rule there sees the days since then only).
 
 Ids are opaque here: `UUID`s or their text, as the caller holds them. They are only compared,
 hashed, ordered by their text and written into pay segment ids, so either gives the same sheet
@@ -528,6 +531,36 @@ def _raw_pieces(session: _Session, shift: ScheduledShift | None, end: datetime,
     return pieces
 
 
+def _rounded_span(session: _Session, end: datetime, rule: WorkRule | None,
+                  window: Interval[datetime], rounded: dict[Id, datetime],
+                  ) -> tuple[datetime, datetime]:
+    """The session's clock-in and `end` as `rule`'s rounding pays them; a clock-in or clock-out
+    in the window that rounding moved goes into `rounded`."""
+    begin = session.clock_in.time
+    if rule is not None and rule.rounding is not None:
+        begin = rules_.round_instant(begin, rule.rounding, rule.zone)
+        if begin != session.clock_in.time and window.contains(session.clock_in.time):
+            rounded[session.clock_in.id] = begin
+        if session.clock_out is not None:
+            end = rules_.round_instant(end, rule.rounding, rule.zone)
+            if end != session.clock_out.time and window.contains(session.clock_out.time):
+                rounded[session.clock_out.id] = end
+    return begin, end
+
+
+def _override_basis(shifts: Sequence[ScheduledShift]) -> tuple[WorkRule, ...]:
+    """For a provider without work rules, a plain rule on the calendar of the first shift's
+    override (no overtime, rounding or meal; every punched break unpaid, as without rules), so
+    that each override's own rounding, breaks, meals, daily and seventh-day rules still pay its
+    shift; none when no shift has an override."""
+    override = next((s.work_rule for s in shifts if s.work_rule is not None), None)
+    if override is None:
+        return ()
+    return (WorkRule(id=override.id, zone=override.zone, week_start_day=override.week_start_day,
+                     week_start_time=override.week_start_time,
+                     day_start_time=override.day_start_time, min_unpaid_break_minutes=0),)
+
+
 def _pay_segments(sessions: Sequence[tuple[_Session, ScheduledShift | None, datetime]],
                   window: Interval[datetime], midnights: Sequence[datetime],
                   data: TimesheetInput) -> list[PaySegment]:
@@ -722,15 +755,7 @@ def _ruled_sessions(sessions: Sequence[tuple[_Session, ScheduledShift | None, da
             continue
         override = shift.work_rule if shift is not None else None
         rule = override or cal.rule_at(session.clock_in.time)
-        begin = session.clock_in.time
-        if rule is not None and rule.rounding is not None:
-            begin = rules_.round_instant(begin, rule.rounding, rule.zone)
-            if begin != session.clock_in.time and window.contains(session.clock_in.time):
-                rounded[session.clock_in.id] = begin
-            if session.clock_out is not None:
-                end = rules_.round_instant(end, rule.rounding, rule.zone)
-                if end != session.clock_out.time and window.contains(session.clock_out.time):
-                    rounded[session.clock_out.id] = end
+        begin, end = _rounded_span(session, end, rule, window, rounded)
         shift_id = shift.id if shift is not None else None
         pay_code = (shift.pay_code_id if shift is not None else None) or data.default_pay_code_id
         counting = rule.counting_pay_codes if rule is not None else frozenset()
@@ -920,14 +945,16 @@ def compute_timesheet(data: TimesheetInput) -> Timesheet:
     rounded: dict[Id, datetime] = {}
     weeks: list[WeekHours] = []
     overtime_starts_at: datetime | None = None
-    if data.rules:
-        context = context_start(window.start, data.rules)
-        cal = rules_.calendar(data.rules, context, window.end)
+    ruled = data.rules or _override_basis(shifts)
+    if ruled:
+        context = context_start(window.start, ruled)
+        cal = rules_.calendar(ruled, context, window.end)
         work, sources, unpaid, rounded = _ruled_sessions(counted, window, context, cal, data)
-        classified = rules_.classify(work, data.rules, cal=cal)
+        classified = rules_.classify(work, ruled, cal=cal)
         segments = _ruled_pay_segments(classified, sources, unpaid, window, midnights, data)
-        weeks = _week_hours(classified, window, cal)
-        overtime_starts_at = _overtime_starts_at(work, shifts, window, cal, data)
+        if data.rules:  # the provider's own workweeks
+            weeks = _week_hours(classified, window, cal)
+            overtime_starts_at = _overtime_starts_at(work, shifts, window, cal, data)
     else:
         segments = _pay_segments(counted, window, midnights, data)
     totals, days = _totals(in_window, segments, window, midnights, data)
