@@ -88,6 +88,8 @@ class ShiftRow:
     punches: list[TimesheetPunchRead] = field(default_factory=list)
     worked: int = 0
     breaks: int = 0
+    break_pieces: list[tuple[datetime, datetime, str]] = field(default_factory=list)
+    """The row's break pay segments: start, end (now while open) and type."""
     warnings: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     zone: tzinfo | None = None
@@ -138,6 +140,19 @@ class ShiftRow:
             elif punch.action == "break_end" and found and found[-1].end is None:
                 found[-1].end = punch
         return found
+
+    def break_pay(self, stretch: Stretch) -> str | None:
+        """How a closed punched break was paid, from the timesheet's pay segments: "paid"
+        where a scheduled paid break holds it, "worked" where no break segment does (a break
+        shorter than the work rule's shortest unpaid break is time worked), None when it is
+        unpaid (what a break is unless told otherwise) or still open."""
+        if stretch.end is None:
+            return None
+        start, end = stretch.start.time, stretch.end.time
+        kinds = {kind for s, e, kind in self.break_pieces if s < end and start < e}
+        if not kinds:
+            return "worked"
+        return "paid" if kinds == {"paid_break"} else None
 
     def next_day(self, punch: TimesheetPunchRead) -> bool:
         """Whether `punch` falls on a later local day than the row's day ("+1")."""
@@ -244,8 +259,11 @@ def _place_segments(sheet: TimesheetRead | None, rows: dict[str, ShiftRow],
         if row is None:
             continue
         kind = 1 if segment.type in ("paid_break", "unpaid_break") else 0
+        end = segment.end_date or now
+        if kind:
+            row.break_pieces.append((segment.start_date, end, segment.type))
         totals = seconds.setdefault(row.key, [0.0, 0.0])
-        totals[kind] += ((segment.end_date or now) - segment.start_date).total_seconds()
+        totals[kind] += (end - segment.start_date).total_seconds()
     for key, (worked, breaks) in seconds.items():
         rows[key].worked, rows[key].breaks = int(worked // 60), int(breaks // 60)
 

@@ -128,3 +128,22 @@ def test_first_moves_a_row_begun_before_the_period_onto_its_first_day():
     [row] = shift_rows(_sheet([_punch("clock_out", start + timedelta(hours=12), night)]),
                        [night], ZONE, NOW, first=date(2026, 11, 16))
     assert row.day == date(2026, 11, 16)
+
+
+def test_each_closed_break_says_how_it_was_paid_from_the_pay_segments():
+    start = datetime(2026, 11, 22, 12, tzinfo=UTC)
+    day = _shift(start)
+    at = [start + timedelta(hours=h) for h in (3, 3.25, 5, 5.5, 7, 7.5, 10)]
+    punches = [_punch("clock_in", start, day),
+               _punch("break_start", at[0], day), _punch("break_end", at[1], day),  # short
+               _punch("break_start", at[2], day), _punch("break_end", at[3], day),  # unpaid
+               _punch("break_start", at[4], day), _punch("break_end", at[5], day),  # paid
+               _punch("break_start", at[6], day)]  # still open
+    segments = [_segment(start, at[2], day),  # the short break is worked time
+                _segment(at[2], at[3], day, "unpaid_break"),
+                _segment(at[3], at[4], day),
+                _segment(at[4], at[5], day, "paid_break"),
+                _segment(at[5], at[6], day)]
+    [row] = shift_rows(_sheet(punches, segments), [day], ZONE, NOW)
+    assert [row.break_pay(b) for b in row.break_stretches] == ["worked", None, "paid", None]
+    assert (row.worked, row.breaks) == (540, 60)

@@ -132,10 +132,12 @@ def test_missing_clock_out_tells_the_provider_what_to_do_without_promising_a_pag
     assert "missing punch" not in html
 
 
-def _night_on_my_card(pweb, email: str, *, days_ago: int) -> tuple[date, date]:
+def _night_on_my_card(pweb, email: str, *, days_ago: int, break_hours: float = .5,
+                      shortest_unpaid_break: int | None = None) -> tuple[date, date]:
     """A night shift (7 PM to 7 AM) that began `days_ago` local days ago, clocked in, on a break
-    after midnight and clocked out; its pay period began five days before that (so one period
-    holds it). Returns the local days it started and ended."""
+    after midnight (`break_hours` long) and clocked out (under a work rule of its own whose
+    shortest unpaid break is `shortest_unpaid_break` minutes, when given); its pay period began
+    five days before that (so one period holds it). Returns the local days it started and ended."""
     zone = pweb.app.config["SHIFTDESK"].zone
     today = now().astimezone(zone).date()
     first = today - timedelta(days=days_ago)
@@ -154,9 +156,19 @@ def _night_on_my_card(pweb, email: str, *, days_ago: int) -> tuple[date, date]:
                            role=session.get(m.Role, uid("role:Emergency:Registered Nurse")),
                            start=start, hours=12, break_at=None)
         shift.end_date = shift.segments[0].end_date = end
+        if shortest_unpaid_break is not None:
+            rule = m.WorkRule(name=f"Rule of {email}", versions=[m.WorkRuleVersion(
+                effective_from=first - timedelta(days=first.weekday() + 8),
+                time_zone=zone.key, week_start_day=0, week_start_time="00:00",
+                day_start_time="00:00", period_anchor=None, rounding=None, overtime=[],
+                meal_deduct_minutes=None, meal_after_minutes=None,
+                min_unpaid_break_minutes=shortest_unpaid_break, counting_pay_code_ids=[])])
+            session.add(rule)
+            session.flush()
+            shift.work_rule_override = rule.id
         session.flush()
         for action, at in [("clock_in", start), ("break_start", start + hours(6)),
-                           ("break_end", start + hours(6.5)), ("clock_out", end)]:
+                           ("break_end", start + hours(6 + break_hours)), ("clock_out", end)]:
             session.add(m.TimecardPunch(timecard_id=card.id, provider_id=person.id,
                                         action=action, state="pending", time=at))
 
@@ -179,6 +191,18 @@ def test_night_shift_is_one_row_under_the_day_it_started(pweb):
     assert re.search(r"Breaks (30 min|30m)", text)
     assert "No shift matches this clock-in" not in html
     assert "No scheduled shift" not in html
+
+
+def test_a_break_too_short_to_be_unpaid_says_it_was_paid_as_time_worked(pweb):
+    email = fresh_provider(pweb)
+    _night_on_my_card(pweb, email, days_ago=3, break_hours=1 / 3, shortest_unpaid_break=30)
+    pweb.sign_in(email)
+    html = pweb.client.get("/timecard").get_data(as_text=True)
+    [row] = [_text(r.split("</article>", 1)[0]) for r in html.split('<li id="row-')[1:]]
+    assert re.search(r"Worked 12h\b", row)
+    assert re.search(r"Breaks 0m \( ?1:00 AM \+1 day \u2013 1:20 AM \+1 day ?, "
+                     r"paid as time worked: shorter than the work rule's shortest unpaid "
+                     r"break\)", row), row
 
 
 def test_previous_period_shows_its_dates_and_rows_without_delete_links(pweb):
