@@ -6,8 +6,10 @@ enforced, invalid input refused.
 Runs in process on a SQLite copy of the shared test organisation, fast enough for `make test`: a
 few examples per operation, no coverage phase. `SHIFTDESK_FUZZ_EXAMPLES` raises the examples per
 operation and, above 100 (`make fuzz`), adds Schemathesis' coverage phase (boundary values of every
-parameter). Each request goes once as the admin, who sees everything, and once as a provider,
-whose lists go through the SQL permission filters.
+parameter) and lifts the time limit; `SHIFTDESK_FUZZ_PATHS` (a regular expression) keeps the
+operations whose path it matches (`make fuzz` runs two halves side by side). Each request goes
+once as the admin, who sees everything, and once as a provider, whose lists go through the SQL
+permission filters.
 """
 
 from __future__ import annotations
@@ -37,6 +39,8 @@ from tests.factories import build_world
 
 EXAMPLES = int(os.environ.get("SHIFTDESK_FUZZ_EXAMPLES", "15"))
 PHASES = ["examples", "fuzzing", *(["coverage"] if EXAMPLES > 100 else [])]
+ONLY = os.environ.get("SHIFTDESK_FUZZ_PATHS")
+"""A regular expression: only the operations whose path it matches (to go back to one)."""
 CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance,
           response_schema_conformance, ignored_auth, negative_data_rejection]
 USERS = ("admin@example.com", "provider@example.com")
@@ -65,9 +69,13 @@ def fuzz_schema(fuzz_api: Api) -> Any:
 
 
 schema = schemathesis.pytest.from_fixture("fuzz_schema")
+if ONLY:
+    schema = schema.include(path_regex=ONLY)
 
 
-@pytest.mark.timeout(900)  # one test walks every operation (~100) as two users: minutes
+# One test walks every operation (~130) as two users: minutes in `make test`, and with
+# `make fuzz`'s hundreds of examples an operation, as long as it takes.
+@pytest.mark.timeout(900 if EXAMPLES <= 100 else 0)
 @settings(max_examples=EXAMPLES, deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much,
                                  HealthCheck.function_scoped_fixture])
