@@ -7,7 +7,8 @@ and today's punches. `POST /clock/punches` posts the punch and answers with the 
 (htmx) or a redirect (no JavaScript). A clock-in far from a shift first shows the warning the
 timesheet would give and asks to confirm; an `invalid-punch-action` (a second press, another tab)
 shows inline with the actions allowed now. After a clock-out the panel sums up the shift just
-ended (worked, breaks, late or early against the scheduled shift) and, for `UNDO_WINDOW`, offers
+ended (worked and breaks as the timesheet pays them, `counted_as_paid`; late or early against the
+scheduled shift) and, for `UNDO_WINDOW`, offers
 to undo it: `POST /clock/undo` deletes that clock-out punch (a provider may delete their own
 pending punch) after checking it is still the latest punch and recent enough.
 
@@ -20,7 +21,7 @@ Must not import `app.api`; it reaches the API only through `app.client`.
 from __future__ import annotations
 
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -32,12 +33,19 @@ from app.client import ApiClient, ApiProblem
 from app.contract.labels import LabelListQuery
 from app.contract.shifts import ShiftListQuery
 from app.contract.teams import TeamListQuery
-from app.contract.timekeeping import PunchCreate, TimecardMe, TimecardPunchRead, TimecardShift
+from app.contract.timekeeping import (
+    PunchCreate,
+    TimecardMe,
+    TimecardPunchRead,
+    TimecardShift,
+    TimesheetQuery,
+)
 from app.web.auth import api, current_user, my_provider_id
 from app.web.filters import format_time
 from app.web.forms import BaseForm
 from app.web.htmx import is_partial, render, see_other
 from app.web.shifts.summary import ShiftView, label_views, minutes_words, shift_view, team_names
+from app.web.worked_days import shift_rows
 
 bp = Blueprint("clock", __name__)
 
@@ -56,6 +64,9 @@ SHIFT_WINDOW = timedelta(days=8)
 UNDO_WINDOW = timedelta(minutes=2)
 SHIFT_LOOKBACK = timedelta(hours=24)
 SUMMARY_FOR = timedelta(hours=12)  # how long the summary of a shift ended stays on the panel
+# The timesheet read for that summary reaches this far around the shift: rounding may pay a
+# clock-in or clock-out from a little before or after it.
+PAID_MARGIN = timedelta(hours=2)
 BACKS = ("clock", "now")
 
 
@@ -81,14 +92,17 @@ class ShiftEnded:
 
     clock_out: TimecardPunchRead
     clocked_in: datetime
-    worked: int  # minutes
-    breaks: int  # minutes
+    worked: int  # minutes, as the timesheet pays them when it could be read, else as clocked
+    breaks: int  # minutes, likewise
     scheduled: ShiftView | None
     late_in: int  # minutes after the scheduled start (beyond the grace window), else 0
     early_in: int  # minutes before the scheduled start (beyond the grace window), else 0
     early_out: int  # minutes before the scheduled end (beyond the grace window), else 0
     late_out: int  # minutes after the scheduled end (beyond the grace window), else 0
     undo_until: datetime
+    clocked: int | None = None
+    """Minutes between the punches, breaks left out, when the timesheet pays otherwise
+    (rounding, a short break paid as work, a meal deducted); None when they agree."""
 
     def can_undo(self, now: datetime) -> bool:
         """Whether the clock-out may still be taken back at `now`."""
@@ -106,6 +120,9 @@ class ClockState:
     today: list[TimecardPunchRead]
     shifts: tuple[ShiftView, ...] = ()
     grace_minutes: int = 7
+    paid: tuple[int, int] | None = None
+    """Worked and break minutes of the shift a clock-out ended, as the timesheet pays them
+    (`counted_as_paid`); None: not read, and the summary gives them as clocked."""
 
     @property
     def actions(self) -> list[str]:
@@ -226,10 +243,36 @@ class ClockState:
                 early_out = _minutes(end - out.time)
             elif out.time > end + grace:
                 late_out = _minutes(out.time - end)
-        return ShiftEnded(clock_out=out, clocked_in=clocked_in, worked=int(worked // 60),
-                          breaks=int(breaks // 60), scheduled=scheduled, late_in=late_in,
-                          early_in=early_in, early_out=early_out, late_out=late_out,
-                          undo_until=out.time + UNDO_WINDOW)
+        minutes = int(worked // 60), int(breaks // 60)
+        paid = self.paid or minutes
+        return ShiftEnded(clock_out=out, clocked_in=clocked_in, worked=paid[0], breaks=paid[1],
+                          scheduled=scheduled, late_in=late_in, early_in=early_in,
+                          early_out=early_out, late_out=late_out,
+                          undo_until=out.time + UNDO_WINDOW,
+                          clocked=minutes[0] if paid[0] != minutes[0] else None)
+
+
+def counted_as_paid(state: ClockState, client: ApiClient, provider_id: uuid.UUID | None,
+                    ) -> ClockState:
+    """`state` with the worked and break minutes of the shift its latest clock-out ended as the
+    timesheet pays them, which is what My timecard shows (rounding, short breaks paid as work,
+    meals deducted): one more read, only while the panel sums that shift up. Left as clocked
+    when the timesheet cannot be read."""
+    ended = state.ended()
+    if ended is None or provider_id is None or state.now - ended.clock_out.time > SUMMARY_FOR:
+        return state
+    try:
+        sheet = client.timesheet(TimesheetQuery(
+            provider=provider_id, start_date=ended.clocked_in - PAID_MARGIN,
+            end_date=ended.clock_out.time + PAID_MARGIN))
+    except ApiProblem as problem:
+        if problem.status >= 500:
+            raise
+        return state
+    for row in shift_rows(sheet, [], _settings().zone, state.now):
+        if any(p.id == ended.clock_out.id for p in row.punches):
+            return replace(state, paid=(row.worked, row.breaks))
+    return state
 
 
 def _span(s: Any) -> tuple[datetime, datetime]:
@@ -285,9 +328,11 @@ def fetch(client: ApiClient, now: datetime, provider_id: uuid.UUID | None) -> li
 def load_state() -> ClockState:
     """Everything the clock panel shows, from one concurrent round of API calls."""
     now = datetime.now(UTC)
-    me, card, shifts, teams, labels = fetch(api(), now, my_provider_id())
+    client, provider_id = api(), my_provider_id()
+    me, card, shifts, teams, labels = fetch(client, now, provider_id)
     g.shiftdesk_me = me  # the menu reads it; no second call
-    return build_state(now, me, card, shifts.items, teams.items, labels.items)
+    return counted_as_paid(build_state(now, me, card, shifts.items, teams.items, labels.items),
+                           client, provider_id)
 
 
 def build_state(now: datetime, me: Any, card: TimecardMe, shifts: list[Any], teams: list[Any],

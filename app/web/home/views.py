@@ -45,7 +45,13 @@ from app.contract.timekeeping import TimesheetQuery
 from app.contract.users import UserMe
 from app.web import nav
 from app.web.auth import access_token, api, my_provider_id, signed_in
-from app.web.clock.views import SHIFT_LOOKBACK, SHIFT_WINDOW, build_state, panel_context
+from app.web.clock.views import (
+    SHIFT_LOOKBACK,
+    SHIFT_WINDOW,
+    build_state,
+    counted_as_paid,
+    panel_context,
+)
 from app.web.filters import status_word
 from app.web.htmx import render
 from app.web.security import public
@@ -200,8 +206,12 @@ def load_attention(panel: dict[str, Any] | None = None) -> tuple[UserMe, Attenti
     seen = Attention(now=now)
     if provider_id is not None and nav.can(me, "create", "Timecard"):
         card, shifts, labels, requests = own
-        state = build_state(now, me, card, shifts.items, teams.items, labels.items)
-        seen.panel = panel or panel_context(state, back="now")
+        if panel is None:
+            state = counted_as_paid(
+                build_state(now, me, card, shifts.items, teams.items, labels.items),
+                client, provider_id)
+            panel = panel_context(state, back="now")
+        seen.panel = panel
         seen.decisions = _decisions(requests.items if requests else [])
     reads = _role_reads(client, me, now, teams.items)
     answers = dict(zip(reads, client.concurrently(*reads.values()), strict=True))

@@ -355,3 +355,55 @@ def test_start_break_and_clock_out_are_apart(pweb):
     # Clock out stands alone below the others, in its own group.
     assert actions.index('value="break_start"') < actions.index('class="pv-clock-end"') \
         < actions.index('value="clock_out"')
+
+
+def _short_breaks_paid(pweb, shift_id: uuid.UUID) -> None:
+    """Give the shift a work rule of its own whose shortest unpaid break is 30 minutes."""
+    from app.api import models as m
+    from tests.web.provider.conftest import arrange
+
+    def make(session):
+        today = now().date()
+        rule = m.WorkRule(name=f"Short breaks paid {shift_id}", versions=[m.WorkRuleVersion(
+            effective_from=today - timedelta(days=today.weekday() + 8),
+            time_zone="America/New_York", week_start_day=6, week_start_time="00:00",
+            day_start_time="00:00", period_anchor=None, rounding=None, overtime=[],
+            meal_deduct_minutes=None, meal_after_minutes=None, min_unpaid_break_minutes=30,
+            counting_pay_code_ids=[])])
+        session.add(rule)
+        session.flush()
+        session.get(m.Shift, shift_id).work_rule_override = rule.id
+
+    arrange(pweb, make)
+
+
+def test_the_summary_of_a_shift_ended_gives_the_hours_the_timecard_pays(pweb):
+    """A 20-minute break under a rule that pays breaks shorter than 30 minutes: the clock sums
+    the shift up as My timecard pays it, and says what the punches alone give."""
+    email = fresh_provider(pweb)
+    _short_breaks_paid(pweb, shift_for(pweb, email, start=now() - hours(3.5)))
+    pweb.sign_in(email)
+    _punch(pweb, "clock_in", confirm="yes")  # late for the shift, to be moved back
+    _move_punches(pweb, email, timedelta(hours=3))
+    _punch(pweb, "break_start")
+    _move_punches(pweb, email, timedelta(minutes=20))
+    _punch(pweb, "break_end")
+    _punch(pweb, "clock_out")
+    for page in ("/clock", "/"):
+        html = pweb.client.get(page).get_data(as_text=True)
+        assert "Shift ended at" in html
+        assert "Worked 3h 20m · Breaks 0m" in html, page
+        assert "As your timecard pays it: 3h between your punches." in html
+        assert 'href="/timecard">See why on My timecard</a>' in html
+
+
+def test_the_summary_says_nothing_more_when_the_timecard_pays_the_punches(pweb):
+    email = fresh_provider(pweb)
+    shift_for(pweb, email, start=now() - hours(3.5))
+    pweb.sign_in(email)
+    _punch(pweb, "clock_in", confirm="yes")  # late for the shift, to be moved back
+    _move_punches(pweb, email, timedelta(hours=3))
+    _punch(pweb, "clock_out")
+    html = pweb.client.get("/clock").get_data(as_text=True)
+    assert "Worked 3h 0m · Breaks 0m" in html or "Worked 3h · Breaks 0m" in html
+    assert "As your timecard pays it" not in html
