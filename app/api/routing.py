@@ -100,6 +100,8 @@ def _query_input(model: type[ApiModel]) -> dict[str, Any]:
     for key, is_list in _query_parameters(model):
         if key not in args:
             continue
+        if any(NUL in raw for raw in args.getlist(key)):
+            raise validation(key, NUL_REFUSED)
         if is_list:
             values: list[str] = []
             for raw in args.getlist(key):
@@ -128,24 +130,41 @@ def _receive_body() -> bytes:
 MAX_JSON_DEPTH = 32
 """The deepest a request body's arrays and objects may nest; no body of the API needs more than a
 handful of levels, and deep documents cost the parser and the validator dearly."""
+NUL = "\x00"
+NUL_REFUSED = "must not contain the NUL character (\\u0000)"
+"""No text the API keeps may hold NUL: PostgreSQL cannot store it, and no name, note or id needs
+it. Refused in every query parameter and every string of a body, keys included."""
 
 
-def _depth_exceeds(document: Any, limit: int) -> bool:
-    """Whether arrays and objects nest more than `limit` levels deep (walked without recursion)."""
-    stack: list[tuple[Any, int]] = [(document, 1)]
+def _body_refusal(document: Any, limit: int) -> tuple[str, str] | None:
+    """Where and why the parsed body is refused before validation, or None: arrays and objects
+    nested more than `limit` levels deep, or a string holding NUL (walked without recursion)."""
+    stack: list[tuple[Any, int, str]] = [(document, 1, "")]
     while stack:
-        value, depth = stack.pop()
+        value, depth, path = stack.pop()
+        if isinstance(value, str):
+            if NUL in value:
+                return path or "/", NUL_REFUSED
+            continue
         if isinstance(value, dict):
-            children: Any = value.values()
+            children: Any = value.items()
         elif isinstance(value, list):
-            children = value
+            children = enumerate(value)
         else:
             continue
         if depth > limit:
-            return True
-        stack.extend((child, depth + 1) for child in children
-                     if isinstance(child, dict | list))
-    return False
+            return "/", f"the body nests deeper than {limit} levels"
+        for key, child in children:
+            if isinstance(key, str) and NUL in key:  # the object holding it: no NUL in a path
+                return path or "/", NUL_REFUSED
+            if isinstance(child, dict | list | str):
+                stack.append((child, depth + 1, f"{path}/{_pointer(str(key))}"))
+    return None
+
+
+def _pointer(key: str) -> str:
+    """One JSON Pointer reference token (RFC 6901)."""
+    return key.replace("~", "~0").replace("/", "~1")
 
 
 def _parse_body(kind: Any, raw: bytes) -> Any:
@@ -163,8 +182,9 @@ def _parse_body(kind: Any, raw: bytes) -> Any:
         raise validation("/", f"the body is not valid JSON ({exc})") from exc
     except RecursionError as exc:  # thousands of nested brackets: deeper than any body we take
         raise validation("/", f"the body nests deeper than {MAX_JSON_DEPTH} levels") from exc
-    if _depth_exceeds(document, MAX_JSON_DEPTH):
-        raise validation("/", f"the body nests deeper than {MAX_JSON_DEPTH} levels")
+    refusal = _body_refusal(document, MAX_JSON_DEPTH)
+    if refusal is not None:
+        raise validation(*refusal)
     try:
         return _adapter(kind).validate_python(document)
     except ValidationError as exc:
@@ -179,6 +199,8 @@ def _parse_path(params: dict[str, str], annotations: dict[str, Any]) -> dict[str
                 parsed[name] = uuid.UUID(value)
             except ValueError as exc:
                 raise validation(camel(name), "must be a UUID") from exc
+        elif NUL in value:
+            raise validation(camel(name), NUL_REFUSED)
         else:
             parsed[name] = value
     return parsed

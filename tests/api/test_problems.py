@@ -198,6 +198,23 @@ def test_write_answers_validation_for_a_body_nested_too_deep(api, endpoint, data
     assert_problem(anonymous, 401, "unauthenticated", path)
 
 
+@pytest.mark.parametrize("endpoint", BODY_ENDPOINTS, ids=lambda e: e.name)
+@pytest.mark.parametrize(("data", "where"), [
+    ('{"note": "night\\u0000shift"}', "/note"),
+    ('{"items": [{"a": 1}, {"b": ["x", "\\u0000"]}]}', "/items/1/b/1"),
+    ('{"a/b": {"c\\u0000": 1}}', "/a~1b"),
+], ids=["in-a-value", "deep-in-a-list", "in-a-key"])
+def test_write_answers_validation_for_a_nul_character_anywhere_in_the_body(api, endpoint, data,
+                                                                          where):
+    """PostgreSQL cannot keep NUL in text: it is refused with the place it was found, before
+    the body's own checks, on both databases."""
+    path = addressed(api, endpoint)
+    response = api.request(endpoint.method, path, data=data, content_type="application/json")
+    body = assert_problem(response, 400, "validation", path)
+    assert body["path"] == where
+    assert "NUL" in body["message"]
+
+
 @pytest.mark.parametrize("endpoint", [e for e in BODY_ENDPOINTS if e.path_params],
                          ids=lambda e: e.name)
 def test_write_answers_unauthenticated_before_not_found(api, endpoint):
@@ -392,6 +409,16 @@ def test_hostile_query_values_never_answer_a_server_error(api, endpoint):
         assert response.mimetype in ("application/json", "application/problem+json")
 
     probe()
+
+
+@pytest.mark.parametrize("endpoint", [e for e in ENDPOINTS if e.method == "GET" and e.query
+                                      and not e.path_params], ids=lambda e: e.name)
+def test_a_nul_character_in_any_query_parameter_is_a_validation_problem(api, endpoint):
+    for name in _query_names(endpoint):
+        response = api.get(endpoint.openapi_path, query_string={name: "a\x00b"})
+        body = assert_problem(response, 400, "validation", endpoint.openapi_path)
+        assert body["path"] == name
+        assert "NUL" in body["message"]
 
 
 @pytest.mark.parametrize(("path", "query"), [
