@@ -75,8 +75,8 @@ fuzz: install-dev
 	SHIFTDESK_FUZZ_PATHS='^/v1/(settings|[a-r])' $(FUZZ) & first=$$!; \
 	SHIFTDESK_FUZZ_PATHS='^/v1/(s[^e]|[t-z])' $(FUZZ); second=$$?; \
 	wait $$first && test $$second -eq 0
-	SHIFTDESK_FUZZ_EXAMPLES=300 $(BIN)/pytest tests/web/test_hostile_queries.py \
-		tests/api/test_problems.py -k hostile -n auto
+	SHIFTDESK_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(BIN)/pytest tests/web/test_hostile_queries.py \
+		tests/api/test_problems.py -k hostile -n auto --timeout 0
 
 clean:
 	rm -rf $(VENV) instance .pytest_cache .ruff_cache .hypothesis

@@ -20,9 +20,28 @@ from urllib.parse import urlencode
 from flask_wtf import FlaskForm
 from pydantic import BaseModel
 from wtforms import Field, FieldList, Form, FormField, SelectMultipleField, TimeField
+from wtforms.validators import ValidationError
 from wtforms.widgets import CheckboxInput, ListWidget
 
 from app.client import ApiProblem
+
+EARLIEST_FILTER_DAY = date(1900, 1, 2)
+LATEST_FILTER_DAY = date(2999, 12, 30)
+"""The days a filter by date takes: the API keeps instants from 1900 to 2999 (a day's margin
+either side for the site's time zone, and for a last day's end at the next midnight)."""
+
+
+def filter_day(day: date | None) -> date | None:
+    """`day` when a filter can ask the API for it, else None."""
+    return day if day is not None and EARLIEST_FILTER_DAY <= day <= LATEST_FILTER_DAY else None
+
+
+def kept_day(_form: Any, field: Field) -> None:
+    """Validator of a filter's date field: a day the API keeps (`filter_day`)."""
+    if field.data and filter_day(field.data) is None:
+        raise ValidationError(f"Pick a day between {EARLIEST_FILTER_DAY.year} and "
+                              f"{LATEST_FILTER_DAY.year}.")
+
 
 _CAMEL = re.compile(r"(?<!^)(?=[A-Z])")
 

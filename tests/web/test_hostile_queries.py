@@ -121,3 +121,29 @@ def test_a_date_a_page_cannot_show_is_an_inline_message_and_today(signed_in, ema
     heading = re.search(r"<h1[^>]*>(.*?)</h1>", page, re.S)
     assert heading is not None
     assert heading.group(1) == re.search(r"<h1[^>]*>(.*?)</h1>", today, re.S).group(1)
+
+
+@pytest.mark.parametrize(("email", "path"), [
+    ("manager@example.com", "/manage/time-off?status=any&start={day}&end={day}"),
+    ("scheduler@example.com", "/appointments?start={day}&end={day}"),
+    ("admin@example.com", "/admin/audit?start={day}&end={day}"),
+])
+@pytest.mark.parametrize("day", ["0001-01-01", "9999-12-31"])
+def test_a_filter_by_a_day_the_api_does_not_keep_is_a_message_on_its_field(signed_in, email,
+                                                                            path, day):
+    """A filter's first or last day at the calendar's ends (where a day more, or a time zone,
+    would leave the calendar) is refused beside the field, like any invalid filter (422)."""
+    response = signed_in(email).client.get(path.format(day=day))
+    assert response.status_code == 422
+    assert "Pick a day between 1900 and 2999." in response.get_data(as_text=True)
+
+
+@pytest.mark.parametrize(("email", "path"), [
+    ("scheduler@example.com", "/appointments?provider={v}&team={v}&status={v}&type={v}"),
+    ("admin@example.com", "/admin/audit?actor={v}"),
+])
+def test_a_choice_of_only_blanks_is_no_choice(signed_in, email, path):
+    """Control characters Python counts as blanks (the group and unit separators) pass WTForms'
+    `Optional` as an empty value; the page treats them as no choice instead of sending them."""
+    response = signed_in(email).client.get(path.format(v="%1D%1F"))
+    assert response.status_code == 200

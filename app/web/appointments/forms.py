@@ -20,7 +20,7 @@ from wtforms import (
 )
 from wtforms.validators import InputRequired, Length, NumberRange, Optional, ValidationError
 
-from app.web.forms import BaseForm
+from app.web.forms import BaseForm, kept_day
 from app.web.slots.forms import _timestamp, _uuids, options
 
 STATUSES: list[tuple[str, str]] = [
@@ -38,8 +38,8 @@ class AppointmentFilterForm(BaseForm):
                          validators=[Optional()])
     type = SelectField("Type", validate_choice=False, validators=[Optional()])
     member = StringField("Member id", validators=[Optional(), Length(max=100)])
-    start = DateField("From", validators=[Optional()])
-    end = DateField("To", validators=[Optional()])
+    start = DateField("From", validators=[Optional(), kept_day])
+    end = DateField("To", validators=[Optional(), kept_day])
 
     def validate_end(self, field: Any) -> None:
         """The last day may not come before the first."""

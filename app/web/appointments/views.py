@@ -178,6 +178,11 @@ def _save(client: ApiClient, appointment_id: uuid.UUID, form: ChangeForm, body: 
 # -- list and detail ---------------------------------------------------------------------------
 
 
+def _chosen(field: Any) -> str | None:
+    """A filter's choice; None for none, or only blanks (`Optional` lets those through)."""
+    return (field.data or "").strip() or None
+
+
 @bp.get("/appointments")
 def index() -> Response:
     """Appointments matching the filters (kept in the URL), a page at a time."""
@@ -190,8 +195,8 @@ def index() -> Response:
     query: dict[str, Any] = {"page_size": PAGE_SIZE}
     if valid:
         query.update({
-            "provider_id": form.provider.data or None, "team_id": form.team.data or None,
-            "status": form.status.data or None, "type": form.type.data or None,
+            "provider_id": _chosen(form.provider), "team_id": _chosen(form.team),
+            "status": _chosen(form.status), "type": _chosen(form.type),
             "member_id": (form.member.data or "").strip() or None,
             "start_date": windows.midnight(form.start.data, zone()) if form.start.data else None,
             "end_date": (windows.midnight(form.end.data + timedelta(days=1), zone())

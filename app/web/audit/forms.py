@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from datetime import date
 from typing import Any, ClassVar
 
 from wtforms import DateField, SelectField, StringField
@@ -10,18 +9,8 @@ from wtforms.validators import Length, Optional, ValidationError
 
 from app.contract.audit import AUDIT_SUBJECTS
 from app.web.audit.words import subject_word
-from app.web.forms import BaseForm
+from app.web.forms import BaseForm, kept_day
 from app.web.slots.forms import _uuids, options
-
-EARLIEST = date(1900, 1, 2)
-LATEST = date(2999, 12, 30)
-"""The days the filter takes: the API keeps instants from 1900 to 2999 (a day's margin either
-side for the site's time zone)."""
-
-
-def _supported(_form: Any, field: Any) -> None:
-    if field.data and not EARLIEST <= field.data <= LATEST:
-        raise ValidationError(f"Pick a day between {EARLIEST.year} and {LATEST.year}.")
 
 
 class AuditFilterForm(BaseForm):
@@ -38,8 +27,8 @@ class AuditFilterForm(BaseForm):
                                          key=lambda pair: pair[1])]),
         validators=[Optional()])
     record = StringField("Record id", validators=[Optional(), Length(max=80)])
-    start = DateField("From", validators=[Optional(), _supported])
-    end = DateField("To", validators=[Optional(), _supported])
+    start = DateField("From", validators=[Optional(), kept_day])
+    end = DateField("To", validators=[Optional(), kept_day])
 
     def validate_end(self, field: Any) -> None:
         """The last day may not come before the first."""

@@ -100,7 +100,7 @@ def _query(form: AuditFilterForm, cursor: str | None) -> AuditEventQuery:
     where = zone()
     data: dict[str, Any] = {
         "page_size": PAGE_SIZE,
-        "actor_id": form.actor.data or None,
+        "actor_id": (form.actor.data or "").strip() or None,
         "subject": form.subject.data or None,
         "record_id": (form.record.data or "").strip() or None,
         "from_": windows.midnight(form.start.data, where) if form.start.data else None,

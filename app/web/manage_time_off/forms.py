@@ -14,7 +14,7 @@ from wtforms.fields.choices import SelectChoice
 from wtforms.validators import DataRequired, InputRequired, Length, Optional
 
 from app.contract.time_off import TimeOffApprove, TimeOffDeclineCancellation, TimeOffReject
-from app.web.forms import BaseForm
+from app.web.forms import BaseForm, kept_day
 
 STRATEGIES: list[tuple[str, str]] = [
     ("keep", "Keep the shifts"),
@@ -43,8 +43,8 @@ class QueueFilterForm(BaseForm):
     team = SelectField("Team", choices=[], validate_choice=True, validators=[Optional()])
     provider = SelectField("Provider", choices=[], validate_choice=True, validators=[Optional()])
     policy = SelectField("Policy", choices=[], validate_choice=True, validators=[Optional()])
-    start = DateField("From", validators=[Optional()])
-    end = DateField("To", validators=[Optional()])
+    start = DateField("From", validators=[Optional(), kept_day])
+    end = DateField("To", validators=[Optional(), kept_day])
     cursor = HiddenField()
 
     def validate_end(self, field: DateField) -> None:

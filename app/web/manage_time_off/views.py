@@ -43,7 +43,7 @@ from app.contract.users import UserMe
 from app.web.auth import api, current_user
 from app.web.filters import STATUS_WORDS as WORDS
 from app.web.filters import format_leave, site_today
-from app.web.forms import FilterChip, filter_chips
+from app.web.forms import FilterChip, filter_chips, filter_day
 from app.web.htmx import is_partial, render, render_macro, see_other
 from app.web.manage_schedule.calendar import local_instant, my_teams, zone
 from app.web.manage_time_off.coverage import Effect, effect
@@ -234,8 +234,9 @@ def list_query(filters: dict[str, str]) -> TimeOffRequestListQuery:
 
 
 def _day(text: str | None) -> date | None:
+    """The filter's day, None when malformed or out of the API's range (`filter_day`)."""
     try:
-        return date.fromisoformat(text) if text else None
+        return filter_day(date.fromisoformat(text)) if text else None
     except ValueError:
         return None
 
