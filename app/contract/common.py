@@ -160,11 +160,15 @@ class Count(ApiModel):
     count: int = Field(ge=0)
 
 
+MAX_CURSOR_LENGTH = 2000
+"""The longest cursor a list takes; the API's cursors are far shorter."""
+
+
 class ListQuery(ApiModel):
     """Query parameters every paginated list takes."""
 
     page_size: int = Field(default=20, ge=1, le=200)
-    cursor: str | None = Field(default=None, max_length=2000)
+    cursor: str | None = Field(default=None, max_length=MAX_CURSOR_LENGTH)
 
 
 EXTENSION: dict[str, Any] = {"x-shiftdesk-extension": True}

@@ -24,6 +24,7 @@ from wtforms.validators import ValidationError
 from wtforms.widgets import CheckboxInput, ListWidget
 
 from app.client import ApiProblem
+from app.contract.common import MAX_CURSOR_LENGTH
 
 EARLIEST_FILTER_DAY = date(1900, 1, 2)
 LATEST_FILTER_DAY = date(2999, 12, 30)
@@ -34,6 +35,19 @@ either side for the site's time zone, and for a last day's end at the next midni
 def filter_day(day: date | None) -> date | None:
     """`day` when a filter can ask the API for it, else None."""
     return day if day is not None and EARLIEST_FILTER_DAY <= day <= LATEST_FILTER_DAY else None
+
+
+FORGED_CURSOR = "-"
+"""What `page_cursor` sends for a cursor too long to send: one the API refuses like any other."""
+
+
+def page_cursor(value: str | None) -> str | None:
+    """A list page's `cursor` argument (None when absent). One longer than any list takes (an
+    edited address) becomes `FORGED_CURSOR`, which the API refuses like any cursor it did not
+    give: the page then says so and shows the first page, as for every refused cursor."""
+    if not value:
+        return None
+    return value if len(value) <= MAX_CURSOR_LENGTH else FORGED_CURSOR
 
 
 def kept_day(_form: Any, field: Field) -> None:

@@ -41,7 +41,7 @@ from app.web.appointments.forms import (
 )
 from app.web.auth import api
 from app.web.filters import format_datetime
-from app.web.forms import apply_problem, filter_chips
+from app.web.forms import apply_problem, filter_chips, page_cursor
 from app.web.htmx import render, see_other
 from app.web.slots import windows
 from app.web.slots.forms import is_uuid
@@ -201,7 +201,7 @@ def index() -> Response:
             "start_date": windows.midnight(form.start.data, zone()) if form.start.data else None,
             "end_date": (windows.midnight(form.end.data + timedelta(days=1), zone())
                          if form.end.data else None),
-            "cursor": args.get("cursor") or None,
+            "cursor": page_cursor(args.get("cursor")),
         })
     listing = AppointmentListQuery(**{k: v for k, v in query.items() if v is not None})
     me, types, providers, teams, page = client.concurrently(

@@ -26,7 +26,7 @@ from app.web import nav
 from app.web.audit import words
 from app.web.audit.forms import AuditFilterForm
 from app.web.auth import api, current_user
-from app.web.forms import apply_problem, filter_chips
+from app.web.forms import apply_problem, filter_chips, page_cursor
 from app.web.htmx import render
 from app.web.slots import windows
 from app.web.slots.views import guarded, remember_me, zone
@@ -123,7 +123,7 @@ def index() -> Response:
         args["record"] = args.pop("recordId")
     form = AuditFilterForm(formdata=args if args else None)
     valid = form.validate() if args else True
-    cursor = args.get("cursor") or None
+    cursor = page_cursor(args.get("cursor"))
     query = _query(form, cursor) if valid else None
     call = (guarded(lambda: client.list_audit_events(query)) if query is not None
             else (lambda: None))

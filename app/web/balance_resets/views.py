@@ -33,6 +33,7 @@ from app.web import nav
 from app.web.auth import api, current_user
 from app.web.balance_resets.forms import BalanceResetUploadForm
 from app.web.filters import format_datetime
+from app.web.forms import page_cursor
 from app.web.htmx import is_partial, render, see_other
 from app.web.time_off.balances import fraction, quantity, signed_quantity
 from app.web.uploads import RowError, capitalized
@@ -114,9 +115,7 @@ def _uploads(client: ApiClient, cursor: str | None
 def _context(client: ApiClient) -> dict[str, Any]:
     """What the upload page shows beside the form: the policies that keep a balance and the
     uploads so far."""
-    cursor = request.args.get("cursor") or None
-    if cursor is not None and len(cursor) > 2000:
-        cursor = "-"  # the API refuses it as any bad cursor: the newest page instead
+    cursor = page_cursor(request.args.get("cursor"))
     policies, (uploads, notice) = client.concurrently(lambda: _policies(client),
                                                       lambda: _uploads(client, cursor))
     names = _user_names(client, {u.created_by_id for u in uploads.items if u.created_by_id})

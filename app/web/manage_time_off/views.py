@@ -43,7 +43,7 @@ from app.contract.users import UserMe
 from app.web.auth import api, current_user
 from app.web.filters import STATUS_WORDS as WORDS
 from app.web.filters import format_leave, site_today
-from app.web.forms import FilterChip, filter_chips, filter_day
+from app.web.forms import FilterChip, filter_chips, filter_day, page_cursor
 from app.web.htmx import is_partial, render, render_macro, see_other
 from app.web.manage_schedule.calendar import local_instant, my_teams, zone
 from app.web.manage_time_off.coverage import Effect, effect
@@ -229,7 +229,7 @@ def list_query(filters: dict[str, str]) -> TimeOffRequestListQuery:
         start_date=local_instant(start) if start else None,
         end_date=local_instant(end + timedelta(days=1)) if end else None,
         page_size=PAGE_SIZE,
-        cursor=filters.get("cursor") or None,
+        cursor=page_cursor(filters.get("cursor")),
     )
 
 

@@ -22,6 +22,7 @@ from flask import Blueprint, Response, current_app, flash, g, request, url_for
 from app.client import ApiProblem
 from app.contract.notifications import NotificationListQuery, NotificationUpdate
 from app.web.auth import api, current_user
+from app.web.forms import page_cursor
 from app.web.htmx import render, see_other
 from app.web.notifications.forms import NotificationReadForm
 from app.web.notifications.links import link
@@ -49,7 +50,7 @@ def _url(show: str, cursor: str | None = None) -> str:
 def index() -> Response:
     """The user's notifications, newest first."""
     show = _show(request.args.get("show"))
-    cursor = request.args.get("cursor") or None
+    cursor = page_cursor(request.args.get("cursor"))
     client = api()
     try:
         me, page = client.concurrently(client.me, lambda: client.list_notifications(

@@ -52,6 +52,7 @@ from app.contract.users import UserListQuery, UserRead
 from app.web import nav
 from app.web.auth import api, current_user
 from app.web.errors import error_page
+from app.web.forms import page_cursor
 from app.web.htmx import is_partial, render, see_other
 from app.web.manage_schedule.calendar import today, week_start, zone
 from app.web.people.forms import NAME_MAX, STATUS_VALUES, DirectoryFilterForm, PeopleImportForm
@@ -126,7 +127,7 @@ def index() -> Response:
     """The directory: people by name, filtered, a page at a time, and how many providers match."""
     client = _client()
     args = {key: request.args.get(key, "") for key in FILTERS if request.args.get(key)}
-    cursor = request.args.get("cursor") or None
+    cursor = page_cursor(request.args.get("cursor"))
     form = DirectoryFilterForm(formdata=request.args)
     valid = form.validate()
     directory = Directory(form=form, kind=form.type.data if form.type.data in ("user", "bot")

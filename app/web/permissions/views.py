@@ -36,7 +36,7 @@ from app.contract.users import UserListQuery
 from app.web import nav
 from app.web.auth import api, current_user
 from app.web.errors import error_page
-from app.web.forms import apply_problem
+from app.web.forms import apply_problem, page_cursor
 from app.web.htmx import render, see_other
 from app.web.permissions import words
 from app.web.permissions.forms import SEARCH_MAX, ConditionsForm
@@ -72,7 +72,7 @@ def index() -> Response:
     if subject not in (None, *SUBJECTS):
         flash("There is no such subject. Here are all the rules.", "error")
         return see_other(url_for("permissions.index"))
-    cursor = request.args.get("cursor") or None
+    cursor = page_cursor(request.args.get("cursor"))
     try:
         page = client.list_permissions(PermissionListQuery.model_validate(
             {"pageSize": PAGE_SIZE, "cursor": cursor, "subject": subject}))

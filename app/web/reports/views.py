@@ -37,7 +37,7 @@ from app.contract.reports import (
 from app.contract.teams import TeamListQuery
 from app.web import nav, run_files
 from app.web.auth import api, current_user
-from app.web.forms import apply_problem
+from app.web.forms import apply_problem, page_cursor
 from app.web.htmx import is_partial, render, see_other
 from app.web.reports import words
 from app.web.reports.forms import ReportRunForm, run_form
@@ -101,7 +101,7 @@ def _runs(client: ApiClient, mine: uuid.UUID, cursor: str | None,
 def index() -> Response:
     """The catalog and the user's recent runs."""
     client = _client()
-    cursor = request.args.get("cursor") or None
+    cursor = page_cursor(request.args.get("cursor"))
     if cursor is not None and len(cursor) > 2000:
         cursor = "-"  # the API refuses it as any bad cursor: the newest page instead
     mine = current_user().id

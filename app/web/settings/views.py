@@ -38,7 +38,7 @@ from app.contract.time_off import TimeOffPolicyListQuery
 from app.web import nav
 from app.web.auth import api, current_user
 from app.web.errors import error_page
-from app.web.forms import apply_problem
+from app.web.forms import apply_problem, page_cursor
 from app.web.htmx import render, see_other
 from app.web.settings import words
 from app.web.settings.forms import DESCRIPTION_MAX, NAME_MAX, LabelForm
@@ -100,7 +100,7 @@ def _listing(endpoint: str, list_method: Any, query: type[Any],
     """The page of `list_method` the `cursor` argument names, fetched at the same time as
     `others` (whose results come second). A stale or tampered cursor sends the user to the
     first page with a message."""
-    cursor = request.args.get("cursor") or None
+    cursor = page_cursor(request.args.get("cursor"))
 
     def fetch() -> Any:
         try:
